@@ -1,0 +1,6 @@
+// `hogsync apply`: not built yet.
+import { HogsyncError } from '../errors.js';
+
+export async function run(_args: string[], _opts: Record<string, unknown>): Promise<number> {
+  throw new HogsyncError('usage', 'apply is not built yet');
+}

@@ -1,0 +1,6 @@
+// `hogsync export`: not built yet.
+import { HogsyncError } from '../errors.js';
+
+export async function run(_args: string[], _opts: Record<string, unknown>): Promise<number> {
+  throw new HogsyncError('usage', 'export is not built yet');
+}

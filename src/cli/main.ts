@@ -1,0 +1,154 @@
+// The command line: every verb of the contract, its flags and help. Each verb's module is
+// loaded only when that verb runs, so `--version` and `validate` start fast.
+import { Command, CommanderError, Option } from 'commander';
+import { VERSION } from '../version.js';
+import { reportError } from './output.js';
+
+type VerbModule = { run(args: string[], opts: Record<string, unknown>): Promise<number> };
+
+const EXIT_CODES = `
+Exit codes:
+  0  success, no changes
+  1  error (bad configuration, API failure, failed apply, stale plan)
+  2  changes present (plan --detailed-exitcode, drift)
+  3  apply refused by a safety rule`;
+
+const ENVIRONMENT = `
+Environment:
+  HOGSYNC_API_KEY    personal API key (the only way to pass it)
+  HOGSYNC_BASE_URL   API base URL (default https://us.posthog.com)
+  NO_COLOR           disable colour`;
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function withCommon(cmd: Command, api = true): Command {
+  if (api) {
+    cmd.option('--base-url <url>', 'API base URL (env HOGSYNC_BASE_URL)')
+      .option('--parallelism <n>', 'concurrent requests', '10');
+  }
+  return cmd.option('--no-color', 'disable colour (also NO_COLOR)')
+    .option('--verbose', 'print details and stack traces');
+}
+
+export function buildProgram(runVerb: (verb: string, args: string[], opts: Record<string, unknown>) => Promise<void>): Command {
+  const program = new Command('hogsync')
+    .description('Declarative configuration for an analytics workspace: validate, plan, apply, drift, export.')
+    .version(VERSION, '-V, --version', 'print the version')
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', `
+Examples:
+  $ hogsync validate config/
+  $ HOGSYNC_API_KEY=phx_… hogsync plan config/ --out plan.json
+  $ hogsync apply --plan plan.json --auto-approve
+${EXIT_CODES}
+${ENVIRONMENT}`);
+
+  const verb = (name: string) => async (...params: unknown[]) => {
+    const cmd = params[params.length - 1] as Command;
+    await runVerb(name, cmd.args, cmd.opts());
+  };
+
+  withCommon(program.command('validate').argument('[paths...]', 'files or directories (default hogsync.yaml)'), false)
+    .description('check configuration files offline against the schema')
+    .addHelpText('after', `
+Examples:
+  $ hogsync validate                       # ./hogsync.yaml
+  $ hogsync validate config/ extra.yaml    # every *.yaml/*.yml of config/, then extra.yaml
+Every error of every file is printed as file:line:col: message. Exit 0 valid, 1 invalid.`)
+    .action(verb('validate'));
+
+  withCommon(program.command('plan').argument('[paths...]', 'files or directories (default hogsync.yaml)'))
+    .description('read live state and show what apply would change')
+    .option('--out <file>', 'save the plan as JSON (for apply --plan)')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when none')
+    .addHelpText('after', `
+Examples:
+  $ hogsync plan config/
+  $ hogsync plan config/ --out plan.json --format markdown > plan.md
+  $ hogsync plan config/ --detailed-exitcode || [ $? -eq 2 ]`)
+    .action(verb('plan'));
+
+  withCommon(program.command('apply').argument('[paths...]', 'files or directories (default hogsync.yaml)'))
+    .description('make the live workspace match the files')
+    .option('--plan <file>', 'apply exactly this saved plan (refused if live state or files changed)')
+    .option('--auto-approve', 'do not ask for confirmation (required without a terminal)')
+    .option('--allow-delete <kind/key>', 'allow deleting this item, e.g. project/777 (repeatable)', collect, [])
+    .option('--max-delete-percent <n>', 'refuse to delete more than this share of one kind', '30')
+    .addOption(new Option('--format <format>', 'report format').choices(['text', 'json']).default('text'))
+    .addHelpText('after', `
+Examples:
+  $ hogsync apply config/                       # asks before changing anything
+  $ hogsync apply --plan plan.json --auto-approve
+  $ hogsync apply config/ --auto-approve --allow-delete project/777`)
+    .action(verb('apply'));
+
+  withCommon(program.command('drift').argument('[paths...]', 'files or directories (default hogsync.yaml)'))
+    .description('report where live state left the files (exit 2 when it did)')
+    .addOption(new Option('--format <format>', 'report format').choices(['text', 'json', 'markdown', 'junit']).default('text'))
+    .option('--out <file>', 'write the report to a file')
+    .addHelpText('after', `
+Examples:
+  $ hogsync drift config/
+  $ hogsync drift config/ --format junit --out drift.xml`)
+    .action(verb('drift'));
+
+  withCommon(program.command('export'))
+    .description('write the live workspace as configuration YAML')
+    .requiredOption('--organization <id>', 'organization id to export')
+    .option('--project <id>', 'export only this project (repeatable)', collect, [])
+    .option('--out <file>', 'write to a file instead of stdout')
+    .addHelpText('after', `
+Examples:
+  $ hogsync export --organization 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f --out hogsync.yaml
+  $ hogsync export --organization 0190d1c4-… --project 12345 --project 12346`)
+    .action(verb('export'));
+
+  withCommon(program.command('sandbox'), false)
+    .description('run a local, stateful emulator of the API')
+    .option('--port <n>', 'port (0 = any free port)', '8010')
+    .option('--host <host>', 'loopback address to listen on', '127.0.0.1')
+    .option('--state <file>', 'keep state in this file (written atomically)')
+    .option('--seed <file>', 'start from this workspace (YAML or JSON)')
+    .option('--latency <ms>', 'delay every answer', '0')
+    .option('--fault-rate <p>', 'share of requests answered 5xx or dropped', '0')
+    .option('--rate-limit <n>', 'requests per minute before answering 429', '0')
+    .addHelpText('after', `
+Examples:
+  $ hogsync sandbox --port 0 --seed examples/sandbox-seed.yaml
+  $ eval "$(hogsync sandbox --port 8010 & sleep 1)"   # prints HOGSYNC_BASE_URL= and HOGSYNC_API_KEY=`)
+    .action(verb('sandbox'));
+
+  program.command('schema')
+    .description('print the JSON Schema of the configuration format')
+    .addHelpText('after', `
+Example:
+  $ hogsync schema > hogsync.schema.json`)
+    .action(verb('schema'));
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let exitCode = 0;
+  let verbose = argv.includes('--verbose');
+  const program = buildProgram(async (verb, args, opts) => {
+    verbose = opts.verbose === true;
+    const mod = (await import(`./${verb}.js`)) as VerbModule;
+    exitCode = await mod.run(args, opts);
+  });
+  program.exitOverride();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version are successes; every other parse error is a usage error (exit 1).
+      return err.exitCode === 0 ? 0 : 1;
+    }
+    reportError(err, verbose);
+    return 1;
+  }
+  return exitCode;
+}

@@ -1,0 +1,21 @@
+// Terminal output shared by the verbs: colour decisions and the one-line error report.
+import { isHogsyncError } from '../errors.js';
+
+export function useColor(opts: { color?: unknown }, stream: NodeJS.WriteStream = process.stdout): boolean {
+  if (opts.color === false) return false;
+  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') return false;
+  return stream.isTTY === true;
+}
+
+/** Prints an error as one line (stack only with --verbose) and never the API key. */
+export function reportError(err: unknown, verbose: boolean): void {
+  const line = isHogsyncError(err) ? err.format() : err instanceof Error ? err.message : String(err);
+  process.stderr.write(`error: ${redactKey(line)}\n`);
+  if (verbose && err instanceof Error && err.stack) process.stderr.write(`${redactKey(err.stack)}\n`);
+}
+
+/** Removes the API key from any text that is about to leave the process. */
+export function redactKey(text: string): string {
+  const key = process.env.HOGSYNC_API_KEY;
+  return key && key.length >= 4 ? text.split(key).join('(redacted)') : text;
+}

@@ -1,0 +1,34 @@
+// The desired state, as the loader hands it to the planner: every declared item of every
+// organization, merged across files, interpolated, validated, each with where it was declared.
+import type { FilePosition } from '../errors.js';
+import type { KindName } from '../resources/kind.js';
+
+export interface DesiredItem {
+  kind: KindName;
+  organization: string;
+  /** The owning project id for feature flags; null for organization-level kinds. */
+  project: number | null;
+  /** Identity as declared, canonicalized by the kind's displayKey (e.g. domain lower-cased). */
+  key: string;
+  ensure: 'present' | 'absent';
+  /** Declared managed fields, after ${env:…} interpolation (identity, ensure and nested lists excluded). */
+  fields: Record<string, unknown>;
+  /** Fields whose value came through ${env:…}: treated as sensitive wherever they are shown. */
+  interpolated: string[];
+  /** Where the item starts (its identity key) in its file. */
+  position: FilePosition;
+}
+
+export interface PruneSettings { proxy_records: boolean; roles: boolean; feature_flags: boolean }
+
+export interface DesiredOrganization {
+  id: string;
+  items: DesiredItem[];
+  prune: PruneSettings;
+}
+
+export interface DesiredState {
+  /** The files read, in order. */
+  sources: string[];
+  organizations: DesiredOrganization[];
+}

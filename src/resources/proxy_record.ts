@@ -1,0 +1,33 @@
+// Proxy records: identity = domain (lower-cased, no trailing dot). The domain is the only
+// writable field, so a record is never updated: a new domain is a new record.
+import type { ResourceKind, Scope } from './kind.js';
+import { fieldsFromSchema } from './schema-fields.js';
+
+const base = (s: Scope) => `/api/organizations/${encodeURIComponent(s.organization)}/proxy_records/`;
+
+export function normalizeDomain(raw: unknown): string {
+  return String(raw).trim().toLowerCase().replace(/\.$/, '');
+}
+
+export const proxyRecord: ResourceKind = {
+  name: 'proxy_record',
+  configKey: 'proxy_records',
+  pruneKey: 'proxy_records',
+  identityField: 'domain',
+  parent: 'organization',
+  read: 'list',
+  canCreate: true,
+  fields: fieldsFromSchema('proxy_record', ['domain']),
+  // The real API answers create with 200 or 201 and delete with 204 or 200 {"success": true}.
+  createStatuses: [200, 201],
+  deleteStatuses: [200, 204],
+  displayKey: normalizeDomain,
+  matchKey: (key) => key,
+  collectionPath: base,
+  itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
+  liveId: (r) => r.id as string,
+  isGone: () => false,
+  createCall: (s, key) => ({ method: 'POST', path: base(s), body: { domain: key } }),
+  updateCall: () => { throw new Error('proxy records have no updatable field'); },
+  deleteCall: (s, id) => ({ method: 'DELETE', path: proxyRecord.itemPath(s, id) }),
+};

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { runCli } from './support/cli.js';
+
+describe('CLI frame', () => {
+  it('prints the package version', async () => {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    const r = await runCli(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(pkg.version);
+  });
+
+  it('shows examples and exit codes in help', async () => {
+    const r = await runCli(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Exit codes:');
+    expect(r.stdout).toContain('hogsync apply --plan plan.json --auto-approve');
+  });
+
+  it.each(['validate', 'plan', 'apply', 'drift', 'export', 'sandbox', 'schema'])('%s --help shows a real example', async (verb) => {
+    const r = await runCli([verb, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`\\$ hogsync ${verb}`));
+  });
+
+  it('rejects an unknown command with exit 1 and no stack trace', async () => {
+    const r = await runCli(['bogus']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("unknown command 'bogus'");
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('schema prints the JSON Schema', async () => {
+    const r = await runCli(['schema']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+  });
+});
