@@ -8,7 +8,8 @@ import standaloneCode from 'ajv/dist/standalone/index.js';
 const schema = JSON.parse(readFileSync(new URL('../schemas/hogsync.schema.json', import.meta.url), 'utf8'));
 const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, code: { source: true } });
 addFormats.default(ajv, ['uuid']);
-ajv.addVocabulary(['x-sensitive', 'x-normalize']);
+// Annotations hogsync reads itself: sensitivity, compare rule, and what a pattern means (for messages).
+ajv.addVocabulary(['x-sensitive', 'x-normalize', 'x-expected']);
 const validate = ajv.compile(schema);
 const out = new URL('../dist/config/', import.meta.url);
 mkdirSync(out, { recursive: true });

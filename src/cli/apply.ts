@@ -1,6 +1,120 @@
-// `hogsync apply`: not built yet.
+// `hogsync apply`: re-plan, check the saved plan and the safety rules, confirm, execute, report.
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline/promises';
+import { executePlan, type ChangeOutcome } from '../apply/execute.js';
 import { HogsyncError } from '../errors.js';
+import { parseSavedPlan, staleItems, type SavedPlan } from '../plan/saved-plan.js';
+import { DEFAULT_MAX_DELETE_PERCENT, safetyViolations } from '../plan/safety.js';
+import { renderApplyJson, renderApplyText, outcomeLine } from '../render/apply-report.js';
+import { renderText } from '../render/text.js';
+import { SYMBOL } from '../render/values.js';
+import { apiSettings, planFromFiles, progressLine } from './context.js';
+import { useColor } from './output.js';
 
-export async function run(_args: string[], _opts: Record<string, unknown>): Promise<number> {
-  throw new HogsyncError('usage', 'apply is not built yet');
+export const EXIT_SAFETY = 3;
+
+function readSavedPlan(file: string): SavedPlan {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new HogsyncError('usage', `cannot read the plan ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  return parseSavedPlan(text, file);
+}
+
+function maxDeletePercent(value: unknown): number {
+  const n = Number(value ?? DEFAULT_MAX_DELETE_PERCENT);
+  if (!Number.isFinite(n) || n < 0 || n > 100) throw new HogsyncError('usage', `--max-delete-percent must be a number from 0 to 100, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+function allowDeletes(value: unknown): string[] {
+  const list = Array.isArray(value) ? value.map(String) : [];
+  for (const item of list) {
+    if (!/^[a-z_]+\/.+$/.test(item)) throw new HogsyncError('usage', `--allow-delete takes KIND/KEY, e.g. project/777, got ${JSON.stringify(item)}`);
+  }
+  return list;
+}
+
+async function confirm(count: number): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(`\nApply ${count} change${count === 1 ? '' : 's'}? Only 'yes' is accepted: `);
+    return answer.trim() === 'yes';
+  } finally {
+    rl.close();
+  }
+}
+
+export async function run(args: string[], opts: Record<string, unknown>): Promise<number> {
+  const settings = apiSettings(opts);
+  const format = String(opts.format ?? 'text');
+  const safety = { allowDelete: allowDeletes(opts.allowDelete), maxDeletePercent: maxDeletePercent(opts.maxDeletePercent) };
+  const saved = typeof opts.plan === 'string' ? readSavedPlan(opts.plan) : undefined;
+  if (saved && saved.base_url !== settings.baseUrl) {
+    throw new HogsyncError('stale_plan', `the plan ${opts.plan} was made against ${saved.base_url}, not ${settings.baseUrl}`);
+  }
+  const paths = args.length > 0 ? args : saved?.sources ?? [];
+  const { result, client } = await planFromFiles(paths, settings, 'plan', false);
+  try {
+    const plan = result.plan;
+    if (saved && saved.fingerprint !== plan.fingerprint) {
+      const items = staleItems(saved, plan);
+      const named = items.length > 0 ? `: ${items.join(', ')}` : ' (the prune settings changed)';
+      throw new HogsyncError('stale_plan', `the plan ${opts.plan} is stale, live state or files changed since it was made${named}. Run plan again.`);
+    }
+    const violations = safetyViolations(result, safety);
+    if (violations.length > 0) {
+      for (const v of violations) process.stderr.write(`refused: ${v.message}; to allow it, pass ${v.allowWith}\n`);
+      process.stderr.write('Nothing was applied.\n');
+      return EXIT_SAFETY;
+    }
+    if (plan.changes.length === 0) {
+      if (format === 'json') process.stdout.write(renderApplyJson({ outcomes: [], summary: { applied: 0, failed: 0, skipped: 0 }, warnings: [] }, { base_url: plan.base_url, fingerprint: plan.fingerprint }));
+      else process.stdout.write('No changes. Live state matches the configuration.\n');
+      return 0;
+    }
+    if (opts.autoApprove !== true) {
+      if (!process.stdin.isTTY) {
+        throw new HogsyncError('usage', 'apply needs confirmation but there is no terminal to ask on: review the plan, then pass --auto-approve');
+      }
+      process.stderr.write(renderText(plan, { color: useColor(opts, process.stderr) }));
+      if (!(await confirm(plan.changes.length))) {
+        process.stderr.write('Apply cancelled; nothing was changed.\n');
+        return 1;
+      }
+    } else if (format === 'text') {
+      process.stdout.write(renderText(plan, { color: useColor(opts) }));
+    }
+
+    // First Ctrl-C: start nothing new, let the changes in flight finish and report them all.
+    const controller = new AbortController();
+    const onSignal = () => {
+      if (!controller.signal.aborted) process.stderr.write('\ninterrupted: finishing the changes in flight, starting no more (Ctrl-C again to force)\n');
+      else process.exit(130);
+      controller.abort();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    const live = progressLine();
+    const perLine = process.stderr.isTTY !== true;
+    let report;
+    try {
+      report = await executePlan(result, client, {
+        parallelism: settings.parallelism,
+        signal: controller.signal,
+        onStart: (change, started, total) => live.update(`[${started}/${total}] ${SYMBOL[change.action]} ${change.address} …`),
+        onOutcome: (o: ChangeOutcome, done, total) => { if (perLine) process.stderr.write(`${outcomeLine(o, done, total)}\n`); },
+      });
+    } finally {
+      live.done();
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+    process.stdout.write(format === 'json' ? renderApplyJson(report, { base_url: plan.base_url, fingerprint: plan.fingerprint }) : renderApplyText(report));
+    return report.summary.failed + report.summary.skipped === 0 ? 0 : 1;
+  } finally {
+    await client.close();
+  }
 }

@@ -1,6 +1,29 @@
-// `hogsync drift`: not built yet.
-import { HogsyncError } from '../errors.js';
+// `hogsync drift`: the plan read as a report of where live state left the files; exit 2 on drift.
+import { renderJson } from '../render/json.js';
+import { renderJunit } from '../render/junit.js';
+import { renderMarkdown } from '../render/markdown.js';
+import { renderText } from '../render/text.js';
+import { closingLine } from '../render/values.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { apiSettings, planFromFiles } from './context.js';
+import { useColor } from './output.js';
 
-export async function run(_args: string[], _opts: Record<string, unknown>): Promise<number> {
-  throw new HogsyncError('usage', 'drift is not built yet');
+export async function run(args: string[], opts: Record<string, unknown>): Promise<number> {
+  const settings = apiSettings(opts);
+  const { result, client } = await planFromFiles(args, settings, 'drift');
+  await client.close();
+  const plan = result.plan;
+  const format = String(opts.format ?? 'text');
+  const toFile = typeof opts.out === 'string';
+  const report = format === 'json' ? renderJson(plan)
+    : format === 'markdown' ? renderMarkdown(plan)
+    : format === 'junit' ? renderJunit(plan)
+    : renderText(plan, { color: !toFile && useColor(opts) });
+  if (toFile) {
+    writeFileAtomic(opts.out as string, report);
+    process.stdout.write(`${closingLine(plan)} Report written to ${opts.out}.\n`);
+  } else {
+    process.stdout.write(report);
+  }
+  return plan.changes.length > 0 ? 2 : 0;
 }

@@ -1,6 +1,20 @@
-// `hogsync plan`: not built yet.
-import { HogsyncError } from '../errors.js';
+// `hogsync plan`: read live state, show what apply would change; optionally save the plan.
+import { renderJson } from '../render/json.js';
+import { renderMarkdown } from '../render/markdown.js';
+import { renderText } from '../render/text.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { apiSettings, planFromFiles } from './context.js';
+import { useColor } from './output.js';
 
-export async function run(_args: string[], _opts: Record<string, unknown>): Promise<number> {
-  throw new HogsyncError('usage', 'plan is not built yet');
+export async function run(args: string[], opts: Record<string, unknown>): Promise<number> {
+  const settings = apiSettings(opts);
+  const { result, client } = await planFromFiles(args, settings, 'plan');
+  await client.close();
+  const plan = result.plan;
+  if (typeof opts.out === 'string') writeFileAtomic(opts.out, renderJson(plan));
+  const format = String(opts.format ?? 'text');
+  process.stdout.write(format === 'json' ? renderJson(plan) : format === 'markdown' ? renderMarkdown(plan) : renderText(plan, { color: useColor(opts) }));
+  if (typeof opts.out === 'string' && format !== 'json') process.stderr.write(`Saved the plan to ${opts.out}; apply it with: hogsync apply --plan ${opts.out}\n`);
+  const changed = plan.changes.length > 0;
+  return opts.detailedExitcode === true && changed ? 2 : 0;
 }

@@ -1,6 +1,71 @@
-// `hogsync sandbox`: not built yet.
+// `hogsync sandbox`: runs the local API emulator until SIGINT or SIGTERM. stdout carries exactly
+// two lines, HOGSYNC_BASE_URL=… and HOGSYNC_API_KEY=…, so a shell can export them; everything
+// else (the start notice, --verbose request lines) goes to stderr.
 import { HogsyncError } from '../errors.js';
+import { SeedError } from '../sandbox/seed.js';
+import { SandboxStartError, startSandbox, type SandboxHandle } from '../sandbox/server.js';
 
-export async function run(_args: string[], _opts: Record<string, unknown>): Promise<number> {
-  throw new HogsyncError('usage', 'sandbox is not built yet');
+function numberOption(opts: Record<string, unknown>, name: string, flag: string, min: number, max: number, integer: boolean): number {
+  const raw = opts[name];
+  if (raw === undefined) return 0;
+  const text = String(raw).trim();
+  const value = Number(text);
+  if (text === '' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
+    const kind = integer ? 'an integer' : 'a number';
+    throw new HogsyncError('usage', `${flag} must be ${kind} between ${min} and ${max} (got "${text}")`);
+  }
+  return value;
+}
+
+function optionalString(opts: Record<string, unknown>, name: string): string | undefined {
+  const v = opts[name];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+async function start(opts: Record<string, unknown>): Promise<SandboxHandle> {
+  const verbose = opts.verbose === true;
+  try {
+    return await startSandbox({
+      port: numberOption(opts, 'port', '--port', 0, 65535, true),
+      host: optionalString(opts, 'host') ?? '127.0.0.1',
+      statePath: optionalString(opts, 'state'),
+      seed: optionalString(opts, 'seed'),
+      latencyMs: numberOption(opts, 'latency', '--latency', 0, 600_000, false),
+      faultRate: numberOption(opts, 'faultRate', '--fault-rate', 0, 1, false),
+      rateLimitPerMinute: numberOption(opts, 'rateLimit', '--rate-limit', 0, 1_000_000_000, true),
+      log: verbose ? (line) => process.stderr.write(`${line}\n`) : undefined,
+    });
+  } catch (err) {
+    if (err instanceof SandboxStartError) throw new HogsyncError('usage', err.message, { cause: err });
+    if (err instanceof SeedError) throw new HogsyncError('config', err.message, { cause: err });
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new HogsyncError('usage', `port ${String(opts.port)} is already in use (use --port 0 for any free port)`, { cause: err });
+    if (code === 'ENOENT' && optionalString(opts, 'seed')) throw new HogsyncError('config', `seed file not found: ${String(opts.seed)}`, { cause: err });
+    throw err instanceof HogsyncError ? err : new HogsyncError('config', (err as Error).message, { cause: err });
+  }
+}
+
+function waitForSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+export async function run(_args: string[], opts: Record<string, unknown>): Promise<number> {
+  const handle = await start(opts);
+  const signal = waitForSignal();
+  process.stdout.write(`HOGSYNC_BASE_URL=${handle.baseUrl}\nHOGSYNC_API_KEY=${handle.apiKey}\n`);
+  const from = { state: `state file ${String(opts.state)}`, seed: `seed ${String(opts.seed)}`, default: 'the default workspace' }[handle.origin];
+  const persisted = opts.state ? `, saving to ${String(opts.state)}` : ', in memory only';
+  process.stderr.write(`hogsync sandbox: listening on ${handle.baseUrl} (from ${from}${persisted}); stop with Ctrl-C\n`);
+  const received = await signal;
+  await handle.stop();
+  process.stderr.write(`hogsync sandbox: stopped (${received})\n`);
+  return 0;
 }

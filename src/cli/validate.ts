@@ -1,6 +1,27 @@
-// `hogsync validate`: not built yet.
-import { HogsyncError } from '../errors.js';
+// `hogsync validate`: checks configuration files offline (schema, interpolation, duplicates)
+// and prints every problem as file:line:col: message, then a summary; exit 0 valid, 1 invalid.
+import { ConfigErrors, formatConfigErrors, loadConfig } from '../config/load.js';
+import type { DesiredState } from '../config/model.js';
+import { plural } from '../config/problems.js';
+import { KINDS } from '../resources/registry.js';
 
-export async function run(_args: string[], _opts: Record<string, unknown>): Promise<number> {
-  throw new HogsyncError('usage', 'validate is not built yet');
+export function summarize(state: DesiredState): string {
+  const counts = KINDS.map((kind) => {
+    const n = state.organizations.reduce((sum, org) => sum + org.items.filter((i) => i.kind === kind.name).length, 0);
+    return plural(n, kind.name.replace(/_/g, ' '));
+  });
+  return `${plural(state.sources.length, 'file')} valid: ${[plural(state.organizations.length, 'organization'), ...counts].join(', ')}`;
+}
+
+export async function run(args: string[], _opts: Record<string, unknown>): Promise<number> {
+  let state: DesiredState;
+  try {
+    state = await loadConfig(args);
+  } catch (err) {
+    if (!(err instanceof ConfigErrors)) throw err;
+    process.stderr.write(`${formatConfigErrors(err.problems)}\n`);
+    return 1;
+  }
+  process.stdout.write(`${summarize(state)}\n`);
+  return 0;
 }

@@ -1,0 +1,84 @@
+// Turns what the API answered into something a user can read on one line: the parsed JSON
+// of a success, or the message of a failure built from the API's `{type, code, detail, attr}`
+// body. Bodies that are not JSON (an HTML error page from a proxy) or are cut short never
+// reach the terminal whole: they are described and truncated.
+import { STATUS_CODES } from 'node:http';
+
+const EXCERPT = 200;
+
+export type ParsedBody = { ok: true; value: unknown } | { ok: false; problem: string };
+
+/** Parse a response body. An empty body (204, or a 200 without content) is `null`. */
+export function parseBody(status: number, contentType: string | undefined, text: string): ParsedBody {
+  if (text.trim() === '') return { ok: true, value: null };
+  const type = mediaType(contentType);
+  if (type !== undefined && !isJsonType(type)) {
+    return { ok: false, problem: `the API answered ${status} with a non-JSON body (${type})` };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return type === undefined
+      ? { ok: false, problem: `the API answered ${status} with a non-JSON body (no content type)` }
+      : { ok: false, problem: `the API answered ${status} with malformed JSON` };
+  }
+}
+
+/** The message of an error response: the API's detail (and attr), or a description of the body. */
+export function errorMessage(status: number, contentType: string | undefined, text: string): string {
+  const parsed = parseBody(status, contentType, text);
+  if (!parsed.ok) {
+    const excerpt = bodyExcerpt(text);
+    return excerpt === '' ? parsed.problem : `${parsed.problem}: ${excerpt}`;
+  }
+  if (parsed.value === null) return `${STATUS_CODES[status] ?? 'error'} (empty body)`;
+  return oneLine(describeJsonError(parsed.value));
+}
+
+function describeJsonError(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (isRecord(value)) {
+    const { detail, attr, code } = value;
+    if (typeof detail === 'string' && detail !== '') {
+      return typeof attr === 'string' && attr !== '' ? `${detail} (attr ${attr})` : detail;
+    }
+    // Django REST framework's other shape: `{"field": ["message", …]}`.
+    const fields = Object.entries(value).filter(([, v]) => Array.isArray(v) && v.every((m) => typeof m === 'string'));
+    if (fields.length > 0) return fields.map(([k, v]) => `${k}: ${(v as string[]).join(' ')}`).join('; ');
+    if (typeof code === 'string') return `error code ${code}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** A short, single-line look at a non-JSON body: an HTML page's title, else its text without tags. */
+export function bodyExcerpt(text: string): string {
+  const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text);
+  const source = title?.[1] ?? text.replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/gi, ' ').replace(/<[^>]*>/g, ' ');
+  return oneLine(source);
+}
+
+/** Collapse whitespace and cut to a length a terminal line can hold. */
+export function oneLine(s: string, max = EXCERPT): string {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** Replace every occurrence of the key (and any bearer token) so no message can carry it. */
+export function redact(text: string, secret: string): string {
+  let out = text.replace(/(Bearer\s+)\S+/gi, '$1[redacted]');
+  if (secret.length >= 4) out = out.split(secret).join('[redacted]');
+  return out;
+}
+
+function mediaType(contentType: string | undefined): string | undefined {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase();
+  return type === undefined || type === '' ? undefined : type;
+}
+
+function isJsonType(type: string): boolean {
+  return type === 'application/json' || type.endsWith('+json');
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,271 @@
+// The API client: the one place hogsync talks HTTP to the API. It authenticates every
+// request, keeps the key on the base URL's origin, shares one concurrency limit and one
+// rate limit across all requests, retries what is safe to retry, follows pagination, and
+// turns every failure into a one-line HogsyncError that never contains the key.
+import { Agent, type Dispatcher } from 'undici';
+import { HogsyncError, type ErrorCode, type RequestInfo } from '../errors.js';
+import { VERSION } from '../version.js';
+import { errorMessage, parseBody, redact } from './api-error.js';
+import { systemClock, type Clock } from './clock.js';
+import { Semaphore } from './concurrency.js';
+import { displayPath, parseBaseUrl, resolveUrl, type Base } from './origin.js';
+import { collectPages } from './pagination.js';
+import { RateLimiter } from './rate-limit.js';
+import { MAX_SERVER_WAIT_MS, RETRYABLE_STATUSES, backoffMs, isIdempotent, serverWaitMs } from './retry.js';
+import { TransportFailure, exchange, type HttpMethod, type RawResponse } from './transport.js';
+
+export type { HttpMethod } from './transport.js';
+
+export interface ClientEvent {
+  type: 'request' | 'retry' | 'throttled';
+  method: string;
+  path: string;
+  status?: number;
+  waitMs?: number;
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** Requests in flight at once (default 10). */
+  parallelism?: number;
+  /** Client-side rate limit (default 480, the API's limit for personal keys); Infinity disables it. */
+  requestsPerMinute?: number;
+  /** Per attempt, covering headers and body (default 30000). */
+  timeoutMs?: number;
+  /** Retries after the first attempt (default 5). */
+  maxRetries?: number;
+  /** Injected transport (tests pass a MockAgent); the client then leaves closing it to the caller. */
+  dispatcher?: Dispatcher;
+  sleep?: (ms: number) => Promise<void>;
+  /** Clock for the rate limiter; pair it with `sleep` for virtual time. */
+  now?: () => number;
+  random?: () => number;
+  onEvent?: (e: ClientEvent) => void;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  query?: Record<string, string | number>;
+  /** Statuses returned instead of thrown, besides 2xx (e.g. 404 to test for existence). */
+  okStatuses?: number[];
+}
+
+export interface ApiResponse<T> {
+  status: number;
+  body: T;
+}
+
+export interface ClientStats {
+  /** HTTP attempts sent, retries included. */
+  requests: number;
+  retries: number;
+  /** 429 answers received. */
+  throttled: number;
+}
+
+export class ApiClient {
+  readonly stats: ClientStats = { requests: 0, retries: 0, throttled: 0 };
+  private readonly base: Base;
+  private readonly apiKey: string;
+  private readonly headers: Record<string, string>;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly slots: Semaphore;
+  private readonly limiter: RateLimiter;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  private readonly parallelism: number;
+  private readonly timeoutMs: number;
+  private readonly maxRetries: number;
+  private readonly onEvent: (e: ClientEvent) => void;
+
+  constructor(options: ClientOptions) {
+    this.apiKey = checkApiKey(options.apiKey);
+    this.base = parseBaseUrl(options.baseUrl);
+    this.parallelism = positive('parallelism', options.parallelism ?? 10, true);
+    this.timeoutMs = positive('timeoutMs', options.timeoutMs ?? 30_000, true);
+    this.maxRetries = options.maxRetries ?? 5;
+    if (!Number.isInteger(this.maxRetries) || this.maxRetries < 0) throw new HogsyncError('usage', `maxRetries must be a whole number ≥ 0 (got ${this.maxRetries})`);
+    const rpm = positive('requests per minute', options.requestsPerMinute ?? 480, false);
+    this.clock = clockFrom(options);
+    this.random = options.random ?? Math.random;
+    this.onEvent = options.onEvent ?? (() => undefined);
+    this.slots = new Semaphore(this.parallelism);
+    this.limiter = new RateLimiter({ requestsPerMinute: rpm, clock: this.clock });
+    this.ownsDispatcher = options.dispatcher === undefined;
+    this.dispatcher = options.dispatcher ?? new Agent({
+      connections: this.parallelism,
+      keepAliveTimeout: 10_000,
+      // Our own timer bounds each attempt; these are a backstop at the same value.
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+      connect: { timeout: Math.min(this.timeoutMs, 10_000) },
+    });
+    this.headers = {
+      authorization: `Bearer ${this.apiKey}`,
+      accept: 'application/json',
+      'user-agent': `hogsync/${VERSION}`,
+    };
+  }
+
+  /** The origin every request (and the key) goes to. */
+  get origin(): string {
+    return this.base.origin;
+  }
+
+  /**
+   * One API call; `path` is relative to the base URL (its path prefix is kept). The body
+   * type is the caller's assertion: it is parsed JSON (`null` for an empty body), unchecked.
+   */
+  async request<T = unknown>(method: HttpMethod, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const url = this.resolve(path, 'send a request to');
+    for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, String(value));
+    return this.send<T>(method, url, options);
+  }
+
+  /** Every item of a list, following pagination (see pagination.ts). */
+  async listAll<T = Record<string, unknown>>(path: string): Promise<T[]> {
+    const first = this.resolve(path, 'send a request to');
+    return collectPages<T>(first, {
+      parallelism: this.parallelism,
+      follow: (next) => this.resolve(next, 'follow next link to'),
+      fetch: async (url) => {
+        const res = await this.send<unknown>('GET', url, {});
+        return { status: res.status, body: res.body, path: displayPath(this.base, url) };
+      },
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+
+  private resolve(pathOrUrl: string, what: string): URL {
+    try {
+      return resolveUrl(this.base, pathOrUrl, what);
+    } catch (err) {
+      throw this.scrubbed(err);
+    }
+  }
+
+  private async send<T>(method: HttpMethod, url: URL, options: RequestOptions): Promise<ApiResponse<T>> {
+    const path = redact(displayPath(this.base, url), this.apiKey);
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const headers = body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
+    const okStatuses = options.okStatuses ?? [];
+
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await this.slots.run(async (): Promise<RawResponse | TransportFailure> => {
+        await this.limiter.acquire();
+        this.stats.requests += 1;
+        try {
+          return await exchange({ dispatcher: this.dispatcher, url, method, headers, body, timeoutMs: this.timeoutMs });
+        } catch (err) {
+          if (err instanceof TransportFailure) return err;
+          throw err;
+        }
+      });
+      const retriesLeft = attempt < this.maxRetries;
+
+      if (outcome instanceof TransportFailure) {
+        this.emit({ type: 'request', method, path });
+        const replayable = outcome.kind === 'unsent' || ((outcome.kind === 'interrupted' || outcome.kind === 'timeout') && isIdempotent(method));
+        if (replayable && retriesLeft) {
+          await this.backoff(method, path, undefined, backoffMs(attempt, this.random));
+          continue;
+        }
+        let message = outcome.detail;
+        if (!replayable && outcome.kind !== 'fatal') message += `; not retried: ${method} is not idempotent; the change may or may not have been applied`;
+        else if (replayable) message += `; gave up after ${attempt + 1} attempts`;
+        throw this.fail('network', message, { method, path });
+      }
+
+      const { status } = outcome;
+      this.emit({ type: 'request', method, path, status });
+      const accepted = (status >= 200 && status < 300) || okStatuses.includes(status);
+      if (accepted) {
+        const parsed = parseBody(status, outcome.headers['content-type'], outcome.text);
+        if (!parsed.ok) throw this.fail('api', parsed.problem, { method, path, status });
+        return { status, body: parsed.value as T };
+      }
+
+      if (RETRYABLE_STATUSES.has(status)) {
+        const asked = status === 429 || status === 503 ? serverWaitMs(outcome.headers['retry-after'], outcome.text, this.clock.now()) : undefined;
+        const waitMs = asked ?? backoffMs(attempt, this.random);
+        if (status === 429) {
+          this.stats.throttled += 1;
+          this.emit({ type: 'throttled', method, path, status, waitMs });
+          // Every request of this client would hit the same wall: hold them all.
+          if (asked !== undefined && asked <= MAX_SERVER_WAIT_MS) this.limiter.pause(asked);
+        }
+        if (asked !== undefined && asked > MAX_SERVER_WAIT_MS) {
+          throw this.fail('api', `${errorMessage(status, outcome.headers['content-type'], outcome.text)} (the API asks to wait ${Math.ceil(asked / 1000)} s; try again later)`, { method, path, status });
+        }
+        if (retriesLeft) {
+          await this.backoff(method, path, status, waitMs);
+          continue;
+        }
+        throw this.fail('api', `${errorMessage(status, outcome.headers['content-type'], outcome.text)} (gave up after ${attempt + 1} attempts)`, { method, path, status });
+      }
+      throw this.fail('api', errorMessage(status, outcome.headers['content-type'], outcome.text), { method, path, status });
+    }
+  }
+
+  private async backoff(method: string, path: string, status: number | undefined, waitMs: number): Promise<void> {
+    this.stats.retries += 1;
+    this.emit({ type: 'retry', method, path, status, waitMs });
+    await this.clock.sleep(waitMs);
+  }
+
+  private emit(e: ClientEvent): void {
+    if (e.status === undefined) delete e.status;
+    this.onEvent(e);
+  }
+
+  private fail(code: ErrorCode, message: string, request: RequestInfo): HogsyncError {
+    return new HogsyncError(code, redact(message, this.apiKey), { request: { ...request, path: redact(request.path, this.apiKey) } });
+  }
+
+  private scrubbed(err: unknown): unknown {
+    if (!(err instanceof HogsyncError)) return err;
+    return new HogsyncError(err.code, redact(err.message, this.apiKey), { request: err.request });
+  }
+}
+
+export function createClient(options: ClientOptions): ApiClient {
+  return new ApiClient(options);
+}
+
+/**
+ * The clock from the options. A `sleep` injected without `now` (a test that only records
+ * waits) gets a clock that moves on by what was slept, else a rate-limit pause would never
+ * end in its eyes.
+ */
+function clockFrom(options: ClientOptions): Clock {
+  const { now, sleep } = options;
+  if (sleep === undefined) return { now: now ?? systemClock.now, sleep: systemClock.sleep };
+  if (now !== undefined) return { now, sleep };
+  let slept = 0;
+  return {
+    now: () => Date.now() + slept,
+    sleep: async (ms) => {
+      slept += Math.max(0, ms);
+      await sleep(ms);
+    },
+  };
+}
+
+function checkApiKey(raw: string | undefined): string {
+  const key = (raw ?? '').trim();
+  if (key === '') throw new HogsyncError('usage', 'no API key: set HOGSYNC_API_KEY to a personal API key (phx_…)');
+  // Anything outside visible ASCII cannot go in a header, and undici's complaint could echo it.
+  if (!/^[\x21-\x7e]+$/.test(key)) throw new HogsyncError('usage', 'HOGSYNC_API_KEY contains spaces or characters that cannot be sent in a header');
+  return key;
+}
+
+function positive(name: string, value: number, integer: boolean): number {
+  const ok = value > 0 && (integer ? Number.isInteger(value) : !Number.isNaN(value));
+  if (!ok) throw new HogsyncError('usage', `${name} must be a positive ${integer ? 'whole ' : ''}number (got ${value})`);
+  return value;
+}

@@ -1,0 +1,78 @@
+// Reads the live state a plan needs with as few requests as the API allows: one paginated
+// list per collection, one GET per declared project, flags only of declared projects.
+import type { DesiredState } from '../config/model.js';
+import { HogsyncError } from '../errors.js';
+import type { LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
+import { KINDS } from '../resources/registry.js';
+import { mapLimit } from '../util/map-limit.js';
+
+/** The part of the API client live reading uses. */
+export interface ApiReader {
+  request<T = unknown>(method: 'GET', path: string, options?: { okStatuses?: number[] }): Promise<{ status: number; body: T }>;
+  listAll<T = LiveRecord>(path: string): Promise<T[]>;
+}
+
+export interface LiveCollection { kind: ResourceKind; scope: Scope; records: LiveRecord[] }
+
+export interface LiveState {
+  collections: LiveCollection[];
+  /** Live records of `kind` in `scope`, or undefined when that collection was not read. */
+  find(kind: ResourceKind, scope: Scope): LiveRecord[] | undefined;
+}
+
+export function collectionKey(kind: ResourceKind, scope: Scope): string {
+  return `${kind.name}|${scope.organization}|${scope.project ?? ''}`;
+}
+
+export function liveStateOf(collections: LiveCollection[]): LiveState {
+  const index = new Map(collections.map((c) => [collectionKey(c.kind, c.scope), c.records]));
+  return { collections, find: (kind, scope) => index.get(collectionKey(kind, scope)) };
+}
+
+interface Read { kind: ResourceKind; scope: Scope; ids?: number[] }
+
+/** The reads a desired state needs, in a stable order. */
+export function plannedReads(desired: DesiredState): Read[] {
+  const reads: Read[] = [];
+  for (const org of desired.organizations) {
+    const projectItems = org.items.filter((i) => i.kind === 'project');
+    const livingProjects = projectItems.filter((i) => i.ensure === 'present').map((i) => Number(i.key));
+    for (const kind of KINDS) {
+      if (kind.parent === 'organization') {
+        const scope = { organization: org.id, project: null };
+        if (kind.read === 'get') reads.push({ kind, scope, ids: projectItems.map((i) => Number(i.key)) });
+        else reads.push({ kind, scope });
+      } else {
+        for (const project of livingProjects) reads.push({ kind, scope: { organization: org.id, project } });
+      }
+    }
+  }
+  return reads;
+}
+
+export async function readLiveState(api: ApiReader, desired: DesiredState, parallelism: number): Promise<LiveState> {
+  const reads = plannedReads(desired);
+  // Every GET is one unit of work, so reads of many projects share the parallelism fairly.
+  const units: Array<{ read: Read; id?: number }> = reads.flatMap((read) => (read.ids ? read.ids.map((id) => ({ read, id })) : [{ read }]));
+  const results = await mapLimit(units, parallelism, async ({ read, id }) => {
+    if (id === undefined) return api.listAll(read.kind.collectionPath(read.scope));
+    const record = await getOrNull(api, read.kind.itemPath(read.scope, id));
+    return record ? [record] : [];
+  });
+  const byRead = new Map<Read, LiveRecord[]>();
+  units.forEach((unit, i) => byRead.set(unit.read, [...(byRead.get(unit.read) ?? []), ...(results[i] ?? [])]));
+  return liveStateOf(reads.map((read) => ({ kind: read.kind, scope: read.scope, records: byRead.get(read) ?? [] })));
+}
+
+async function getOrNull(api: ApiReader, path: string): Promise<LiveRecord | null> {
+  try {
+    const { body } = await api.request<LiveRecord>('GET', path);
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new HogsyncError('api', 'the API answered with a body that is not a record', { request: { method: 'GET', path, status: 200 } });
+    }
+    return body;
+  } catch (err) {
+    if (err instanceof HogsyncError && err.request?.status === 404) return null;
+    throw err;
+  }
+}

@@ -1,0 +1,74 @@
+// Where requests may go: the base URL is validated once (https, or http on loopback only),
+// request paths are joined under its path prefix, and any absolute URL (a `next` link) must
+// share its origin, because the API key is sent with every request.
+import { HogsyncError } from '../errors.js';
+
+/** The validated base URL: an origin and a path prefix without its trailing slash. */
+export interface Base {
+  readonly origin: string;
+  readonly prefix: string;
+}
+
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host === '::1') return true;
+  // The WHATWG parser has already normalized 127.1, 0x7f.1 and friends to dotted quads.
+  if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)) return true;
+  // IPv4-mapped IPv6 loopback (::ffff:127.0.0.1 is normalized to ::ffff:7f00:1).
+  return /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(host);
+}
+
+export function parseBaseUrl(raw: string): Base {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new HogsyncError('usage', `the base URL ${JSON.stringify(truncateUrl(raw))} is not a URL (expected e.g. https://us.posthog.com)`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new HogsyncError('usage', `the base URL must start with https:// (got ${url.protocol}//)`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    // Credentials in the URL would travel outside the Authorization header and end up in logs.
+    throw new HogsyncError('usage', 'the base URL must not contain credentials; the API key comes only from HOGSYNC_API_KEY');
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new HogsyncError('security', `refusing to send the API key over plain http:// to ${url.host}; use https:// (http:// is allowed only for loopback hosts)`);
+  }
+  return { origin: url.origin, prefix: url.pathname.replace(/\/+$/, '') };
+}
+
+/**
+ * The URL for `path`: relative paths are joined under the base prefix; an absolute URL is
+ * accepted only on the base origin. `what` says what was refused ("follow next link to").
+ */
+export function resolveUrl(base: Base, path: string, what = 'send a request to'): URL {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('//')) {
+    let url: URL;
+    try {
+      url = new URL(path, base.origin);
+    } catch {
+      throw new HogsyncError('api', `refusing to ${what} ${JSON.stringify(truncateUrl(path))}: not a URL`);
+    }
+    assertSameOrigin(base, url, what);
+    return url;
+  }
+  const rel = path.startsWith('/') ? path : `/${path}`;
+  return new URL(base.origin + base.prefix + rel);
+}
+
+export function assertSameOrigin(base: Base, url: URL, what: string): void {
+  if (url.origin !== base.origin) {
+    throw new HogsyncError('security', `refusing to ${what} another origin ${truncateUrl(url.origin)}; the API key is only sent to ${base.origin}`);
+  }
+}
+
+/** The path shown in messages: relative to the base prefix, with its query. */
+export function displayPath(base: Base, url: URL): string {
+  const path = base.prefix !== '' && url.pathname.startsWith(`${base.prefix}/`) ? url.pathname.slice(base.prefix.length) : url.pathname;
+  return truncateUrl(path + url.search);
+}
+
+function truncateUrl(s: string): string {
+  return s.length > 200 ? `${s.slice(0, 199)}…` : s;
+}

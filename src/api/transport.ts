@@ -1,0 +1,108 @@
+// One HTTP exchange over undici, bounded by a timeout that covers the headers and the whole
+// body. It answers with the raw status, headers and text, or throws a TransportFailure that
+// says whether the request can have reached the server (which decides if it may be replayed).
+import type { Dispatcher } from 'undici';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface RawResponse {
+  status: number;
+  /** Lower-case names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  text: string;
+}
+
+/**
+ * - `unsent`: the connection could not be made; the server never saw the request.
+ * - `interrupted`: the connection broke after the request may have been sent.
+ * - `timeout`: no complete answer in time; the server may still be working on it.
+ * - `fatal`: retrying cannot help (TLS certificate, invalid request, client closed).
+ */
+export type FailureKind = 'unsent' | 'interrupted' | 'timeout' | 'fatal';
+
+export class TransportFailure extends Error {
+  constructor(readonly kind: FailureKind, readonly detail: string) {
+    super(detail);
+    this.name = 'TransportFailure';
+  }
+}
+
+export interface Exchange {
+  dispatcher: Dispatcher;
+  url: URL;
+  method: HttpMethod;
+  headers: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+}
+
+export async function exchange(x: Exchange): Promise<RawResponse> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, x.timeoutMs);
+  try {
+    const res = await x.dispatcher.request({
+      origin: x.url.origin,
+      path: x.url.pathname + x.url.search,
+      method: x.method,
+      headers: x.headers,
+      body: x.body,
+      signal: controller.signal,
+    });
+    const text = await res.body.text();
+    return { status: res.statusCode, headers: flattenHeaders(res.headers), text };
+  } catch (err) {
+    if (timedOut) throw new TransportFailure('timeout', `no complete answer within ${x.timeoutMs} ms`);
+    throw classify(err);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const UNSENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+const INTERRUPTED = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const TIMEOUT = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+const DESCRIPTION: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'DNS lookup failed',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection closed while sending',
+  UND_ERR_SOCKET: 'connection closed by the server',
+  UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
+};
+
+/** Sort an undici / Node error into a FailureKind. */
+export function classify(err: unknown): TransportFailure {
+  const code = errorCode(err);
+  const what = code === undefined ? 'network error' : `${DESCRIPTION[code] ?? 'network error'} (${code})`;
+  if (code !== undefined && UNSENT.has(code)) return new TransportFailure('unsent', what);
+  if (code !== undefined && INTERRUPTED.has(code)) return new TransportFailure('interrupted', what);
+  if (code !== undefined && TIMEOUT.has(code)) return new TransportFailure('timeout', `no complete answer in time (${code})`);
+  if (code !== undefined && /CERT|TLS|SSL/.test(code)) return new TransportFailure('fatal', `TLS failure (${code})`);
+  // Unknown failures are not retried; their own message helps more than a guess (the client
+  // redacts it, and undici's messages do not echo request headers anyway).
+  const message = err instanceof Error ? err.message.replace(/\s+/g, ' ').slice(0, 200) : '';
+  return new TransportFailure('fatal', message === '' ? what : `${what}: ${message}`);
+}
+
+function errorCode(err: unknown): string | undefined {
+  // undici sometimes wraps the system error (fetch-style `cause`); look one level down.
+  for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR_ABORTED') return code;
+  }
+  return undefined;
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}

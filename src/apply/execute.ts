@@ -1,0 +1,112 @@
+// Carries out a plan: deletes first (they free keys that creates may take again), then updates,
+// then creates; independent changes of a phase in parallel. A failed change does not stop the
+// others; every change ends applied, failed or skipped, also when the user interrupts.
+import type { HttpCall, LiveRecord } from '../resources/kind.js';
+import { isHogsyncError } from '../errors.js';
+import type { Action, Change, Execution, PlanResult } from '../plan/types.js';
+import { mapLimit } from '../util/map-limit.js';
+import { unappliedFields } from './verify.js';
+
+/** The part of the API client apply uses. */
+export interface ApiWriter {
+  request<T = unknown>(method: HttpCall['method'], path: string, options?: { body?: unknown; okStatuses?: number[] }): Promise<{ status: number; body: T }>;
+}
+
+export type OutcomeStatus = 'applied' | 'failed' | 'skipped';
+
+export interface ChangeOutcome {
+  address: string;
+  action: Action;
+  status: OutcomeStatus;
+  /** The API's message for failed changes, the reason for skipped ones. */
+  error?: string;
+  /** Fields the API answered with other values than were sent. */
+  not_taken?: string[];
+  /** New proxy records: where DNS must point, and the record's status. */
+  target_cname?: string;
+  record_status?: string;
+}
+
+export interface ApplyReport {
+  outcomes: ChangeOutcome[];
+  summary: Record<OutcomeStatus, number>;
+  warnings: string[];
+}
+
+export interface ExecuteOptions {
+  parallelism: number;
+  /** Stops starting new changes (in-flight ones finish and are reported). */
+  signal?: AbortSignal;
+  onOutcome?: (outcome: ChangeOutcome, done: number, total: number) => void;
+  onStart?: (change: Change, started: number, total: number) => void;
+}
+
+const PHASES: readonly Action[] = ['delete', 'update', 'create'];
+
+export async function executePlan(result: PlanResult, api: ApiWriter, options: ExecuteOptions): Promise<ApplyReport> {
+  const total = result.plan.changes.length;
+  const outcomes = new Map<string, ChangeOutcome>();
+  const failedDeletes = new Set<string>();
+  let started = 0;
+  let done = 0;
+  const finish = (outcome: ChangeOutcome) => {
+    outcomes.set(outcome.address, outcome);
+    done++;
+    options.onOutcome?.(outcome, done, total);
+  };
+
+  for (const phase of PHASES) {
+    const changes = result.plan.changes.filter((c) => c.action === phase);
+    await mapLimit(changes, options.parallelism, async (change) => {
+      const execution = result.executions.get(change.address);
+      if (options.signal?.aborted) return finish({ address: change.address, action: change.action, status: 'skipped', error: 'interrupted before it started' });
+      if (!execution) return finish({ address: change.address, action: change.action, status: 'skipped', error: 'nothing to execute (internal)' });
+      const blocker = change.action === 'create' ? failedDeletes.has(conflictKey(execution)) : false;
+      if (blocker) return finish({ address: change.address, action: change.action, status: 'skipped', error: 'the delete that frees its key failed' });
+      options.onStart?.(change, ++started, total);
+      const outcome = await executeOne(change, execution, api);
+      if (outcome.status === 'failed' && change.action === 'delete') failedDeletes.add(conflictKey(execution));
+      finish(outcome);
+    });
+  }
+
+  const ordered = result.plan.changes.map((c) => outcomes.get(c.address) as ChangeOutcome);
+  const warnings = ordered.flatMap((o) => (o.not_taken ?? []).map((f) => `${o.address}: the API did not take ${f}`));
+  const summary = { applied: 0, failed: 0, skipped: 0 };
+  for (const o of ordered) summary[o.status]++;
+  return { outcomes: ordered, summary, warnings };
+}
+
+function conflictKey(execution: Execution): string {
+  return `${execution.kind.name}|${execution.scope.organization}|${execution.scope.project ?? ''}|${execution.kind.matchKey(execution.identity)}`;
+}
+
+function callFor(change: Change, execution: Execution): HttpCall {
+  const { kind, scope, id, values } = execution;
+  if (change.action === 'create') return kind.createCall(scope, execution.identity, values);
+  if (id === null) throw new Error(`${change.address} has no live id`);
+  return change.action === 'update' ? kind.updateCall(scope, id, values) : kind.deleteCall(scope, id);
+}
+
+async function executeOne(change: Change, execution: Execution, api: ApiWriter): Promise<ChangeOutcome> {
+  const base = { address: change.address, action: change.action };
+  const kind = execution.kind;
+  try {
+    const call = callFor(change, execution);
+    const okStatuses = change.action === 'create' ? [...kind.createStatuses] : change.action === 'delete' && call.method === 'DELETE' ? [...kind.deleteStatuses] : [200];
+    const { body } = await api.request<LiveRecord | null>(call.method, call.path, { body: call.body, okStatuses });
+    const record = body !== null && typeof body === 'object' && !Array.isArray(body) ? body : null;
+    const outcome: ChangeOutcome = { ...base, status: 'applied' };
+    if (change.action !== 'delete') {
+      const notTaken = unappliedFields(kind, execution.values, record);
+      if (notTaken.length > 0) outcome.not_taken = notTaken;
+    }
+    if (change.action === 'create' && record && typeof record.target_cname === 'string') {
+      outcome.target_cname = record.target_cname;
+      if (typeof record.status === 'string') outcome.record_status = record.status;
+    }
+    return outcome;
+  } catch (err) {
+    return { ...base, status: 'failed', error: isHogsyncError(err) ? err.format() : err instanceof Error ? err.message : String(err) };
+  }
+}

@@ -1,0 +1,89 @@
+// Which files a command reads, and reading them safely: a directory means every *.yaml /
+// *.yml directly in it (sorted, dotfiles skipped); no argument means ./hogsync.yaml.
+// Paths keep the user's spelling so that errors point where the user looks.
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { HogsyncError } from '../errors.js';
+import type { ConfigProblem } from './problems.js';
+
+export const DEFAULT_CONFIG_FILE = 'hogsync.yaml';
+/** Configuration is small; anything bigger is a mistake or an attack on the parser. */
+export const MAX_FILE_BYTES = 5 * 1024 * 1024;
+
+const YAML_FILE = /\.ya?ml$/i;
+
+function fsError(err: unknown, path: string): HogsyncError {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const reason = code === 'ENOENT' ? 'no such file or directory'
+    : code === 'EACCES' || code === 'EPERM' ? 'permission denied'
+    : code === 'ENOTDIR' ? 'not a directory'
+    : (err as Error | undefined)?.message ?? String(err);
+  return new HogsyncError('config', `cannot read ${path}: ${reason}`, { cause: err });
+}
+
+/** The files named by the arguments, in order, each once. */
+export async function resolveConfigPaths(paths: readonly string[], cwd: string = process.cwd()): Promise<string[]> {
+  const given = paths.length === 0 ? [DEFAULT_CONFIG_FILE] : paths;
+  const files: string[] = [];
+  const seen = new Set<string>();
+  const add = async (file: string) => {
+    // The same file named twice (or a file and its directory) must not look like duplicates.
+    const real = await realpath(resolve(cwd, file)).catch(() => resolve(cwd, file));
+    if (seen.has(real)) return;
+    seen.add(real);
+    files.push(file);
+  };
+  for (const path of given) {
+    let info;
+    try {
+      info = await stat(resolve(cwd, path));
+    } catch (err) {
+      if (paths.length === 0 && (err as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw new HogsyncError('config', `no ${DEFAULT_CONFIG_FILE} in the current directory; pass configuration files or directories`);
+      }
+      throw fsError(err, path);
+    }
+    if (info.isDirectory()) {
+      let names: string[];
+      try {
+        names = await readdir(resolve(cwd, path));
+      } catch (err) {
+        throw fsError(err, path);
+      }
+      const yamlNames = names.filter((n) => YAML_FILE.test(n) && !n.startsWith('.')).sort();
+      if (yamlNames.length === 0) throw new HogsyncError('config', `${path}: no *.yaml or *.yml files in this directory`);
+      for (const name of yamlNames) await add(join(path, name));
+    } else {
+      await add(path);
+    }
+  }
+  return files;
+}
+
+export type ReadResult = { text: string } | { problem: ConfigProblem };
+
+/** Reads one file as UTF-8, refusing oversized and non-UTF-8 files as problems of that file. */
+export async function readConfigFile(file: string, cwd: string = process.cwd()): Promise<ReadResult> {
+  const at = { file, line: 1, col: 1 };
+  const full = resolve(cwd, file);
+  let bytes: Buffer;
+  try {
+    const info = await stat(full);
+    if (!info.isFile()) return { problem: { position: at, message: 'not a regular file' } };
+    if (info.size > MAX_FILE_BYTES) {
+      return { problem: { position: at, message: `file is too large: ${info.size} bytes (the limit is ${MAX_FILE_BYTES} bytes, 5 MiB)` } };
+    }
+    bytes = await readFile(full);
+  } catch (err) {
+    throw fsError(err, file);
+  }
+  // The file may have grown between stat and read.
+  if (bytes.length > MAX_FILE_BYTES) {
+    return { problem: { position: at, message: `file is too large: ${bytes.length} bytes (the limit is ${MAX_FILE_BYTES} bytes, 5 MiB)` } };
+  }
+  try {
+    return { text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes) };
+  } catch {
+    return { problem: { position: at, message: 'file is not valid UTF-8 text' } };
+  }
+}

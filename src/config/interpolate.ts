@@ -1,0 +1,81 @@
+// ${env:NAME} inside string values, replaced from the environment before validation.
+// `$${` is a literal `${`; any other `${…}` is an error, so that a typo such as ${ENV:X}
+// or ${env.X} cannot silently reach the API as text. Values are never put in messages.
+import { childPointer } from './pointer.js';
+
+export interface Interpolated {
+  data: unknown;
+  /** Pointer of every string that took a value from the environment → the variables it used. */
+  sources: Map<string, string[]>;
+  problems: { pointer: string; message: string }[];
+}
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+interface Expansion { value: string; names: string[]; errors: string[] }
+
+/** Expands one string; exported for tests of the grammar. */
+export function expandString(s: string, env: NodeJS.ProcessEnv): Expansion {
+  if (!s.includes('${')) return { value: s, names: [], errors: [] };
+  let out = '';
+  const names: string[] = [];
+  const errors: string[] = [];
+  let i = 0;
+  while (i < s.length) {
+    if (s.startsWith('$${', i)) {
+      out += '${';
+      i += 3;
+      continue;
+    }
+    if (!s.startsWith('${', i)) {
+      out += s[i];
+      i += 1;
+      continue;
+    }
+    const end = s.indexOf('}', i + 2);
+    if (end === -1) {
+      errors.push('unterminated "${" (write "$${" for a literal "${")');
+      break;
+    }
+    const inner = s.slice(i + 2, end);
+    const written = s.slice(i, end + 1);
+    i = end + 1;
+    if (!inner.startsWith('env:')) {
+      errors.push(`unsupported interpolation "${written}": only \${env:NAME} is supported (write "$\${" for a literal "\${")`);
+      continue;
+    }
+    const name = inner.slice(4);
+    if (name === '') {
+      errors.push(`empty variable name in "${written}"`);
+    } else if (!NAME.test(name)) {
+      errors.push(`invalid variable name in "${written}": use letters, digits and _, not starting with a digit`);
+    } else if (env[name] === undefined) {
+      errors.push(`environment variable ${name} is not set`);
+    } else {
+      out += env[name];
+      names.push(name);
+    }
+  }
+  return { value: out, names, errors };
+}
+
+export function interpolate(data: unknown, env: NodeJS.ProcessEnv): Interpolated {
+  const sources = new Map<string, string[]>();
+  const problems: { pointer: string; message: string }[] = [];
+  const visit = (value: unknown, pointer: string): unknown => {
+    if (typeof value === 'string') {
+      const r = expandString(value, env);
+      for (const message of r.errors) problems.push({ pointer, message });
+      if (r.names.length > 0) sources.set(pointer, r.names);
+      return r.value;
+    }
+    if (Array.isArray(value)) return value.map((v, i) => visit(v, childPointer(pointer, i)));
+    if (value !== null && typeof value === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) out[k] = visit(v, childPointer(pointer, k));
+      return out;
+    }
+    return value;
+  };
+  return { data: visit(data, ''), sources, problems };
+}

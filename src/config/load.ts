@@ -1,0 +1,68 @@
+// The loader's public face: files → DesiredState, or a ConfigErrors carrying every problem
+// of every file (syntax, schema, interpolation, duplicates) at file:line:col.
+import type { FilePosition } from '../errors.js';
+import { readConfigFile, resolveConfigPaths } from './files.js';
+import { interpolate } from './interpolate.js';
+import { mergeFiles, type LoadedFile } from './merge.js';
+import type { DesiredState } from './model.js';
+import { parseYaml } from './parse.js';
+import { ConfigErrors, sortProblems, type ConfigProblem } from './problems.js';
+import { checkSchema } from './validate-schema.js';
+
+export { ConfigErrors, formatConfigErrors, type ConfigProblem } from './problems.js';
+export { resolveConfigPaths } from './files.js';
+
+export interface LoadOptions {
+  /** Directory relative paths are read from (default: the process's working directory). */
+  cwd?: string;
+}
+
+function under(pointer: string, set: ReadonlySet<string>): boolean {
+  for (const p of set) if (pointer === p || pointer.startsWith(`${p}/`)) return true;
+  return false;
+}
+
+/**
+ * Reads, interpolates, validates and merges configuration files. `paths` are files or
+ * directories (none: ./hogsync.yaml). Throws a HogsyncError for an unreadable path, and a
+ * ConfigErrors with every problem found when any file is invalid.
+ */
+export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = process.env, options: LoadOptions = {}): Promise<DesiredState> {
+  const cwd = options.cwd ?? process.cwd();
+  const files = await resolveConfigPaths(paths, cwd);
+  const problems: ConfigProblem[] = [];
+  const loaded: LoadedFile[] = [];
+
+  // One file at a time: configuration is a handful of small files, and order is kept.
+  for (const file of files) {
+    const read = await readConfigFile(file, cwd);
+    if ('problem' in read) {
+      problems.push(read.problem);
+      continue;
+    }
+    const parsed = parseYaml(file, read.text);
+    problems.push(...parsed.problems);
+    if (!parsed.parsed) continue;
+    const { data, map, poisoned } = parsed.parsed;
+    const position = (pointer: string, key = false): FilePosition =>
+      ({ file, ...((key ? map.keys.get(pointer) : undefined) ?? map.values.get(pointer) ?? map.keys.get(pointer) ?? { line: 1, col: 1 }) });
+
+    const interpolated = interpolate(data, env);
+    const failed = new Set(poisoned);
+    for (const p of interpolated.problems) {
+      problems.push({ position: position(p.pointer), message: p.message });
+      failed.add(p.pointer);
+    }
+    for (const issue of checkSchema(interpolated.data, interpolated.sources)) {
+      // A value already reported (a bad ${…}, a custom tag) would only repeat the problem.
+      if (under(issue.pointer, failed)) continue;
+      problems.push({ position: position(issue.pointer, issue.at === 'key'), message: issue.message });
+    }
+    loaded.push({ file, data: interpolated.data, map, envPointers: new Set(interpolated.sources.keys()) });
+  }
+
+  const merged = mergeFiles(loaded);
+  problems.push(...merged.problems);
+  if (problems.length > 0) throw new ConfigErrors(sortProblems(problems, files));
+  return { ...merged.state, sources: files };
+}

@@ -1,0 +1,189 @@
+// Merges the files into one DesiredState: files that name the same organization add up, and
+// the same item declared twice is an error naming both places. The rules:
+//  - identity: project → id; proxy record → domain, lower-cased, without a trailing dot;
+//    role → name, case-insensitively; feature flag → key within its project.
+//  - A project may be declared more than once only as a *reference*: an entry with just `id`
+//    and `feature_flags`, so that flags can live in another file than the project's settings.
+//    At most one declaration of a project may set anything else (fields or `ensure`).
+//  - A project declared `ensure: absent` cannot have feature flags declared anywhere.
+//  - The same project id in two organizations is an error.
+//  - prune: per organization and kind, true if any file says true; one file saying true and
+//    another false is an error naming both places.
+//  - Organizations keep the order in which files first name them (ids compared lower-cased);
+//    items keep declaration order; a project's item sits where the project is first declared.
+// The walk is defensive: it runs on files that failed the schema too, skipping what it cannot
+// read, so that duplicates are reported together with schema errors.
+import type { FilePosition } from '../errors.js';
+import type { ResourceKind } from '../resources/kind.js';
+import { KINDS } from '../resources/registry.js';
+import type { DesiredItem, DesiredOrganization, DesiredState, PruneSettings } from './model.js';
+import type { Pos, SourceMap } from './parse.js';
+import { childPointer } from './pointer.js';
+import { formatPosition, type ConfigProblem } from './problems.js';
+
+export interface LoadedFile {
+  file: string;
+  /** Data after ${env:…} interpolation. */
+  data: unknown;
+  map: SourceMap;
+  /** Pointers of strings that took a value from the environment. */
+  envPointers: ReadonlySet<string>;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+const PRUNE_KEYS = ['proxy_records', 'roles', 'feature_flags'] as const;
+
+interface Declared { item: DesiredItem; reference: boolean; where: FilePosition }
+
+interface OrgState {
+  org: DesiredOrganization;
+  /** Full identity (kind, project, match key) → first declaration. */
+  declared: Map<string, Declared>;
+  prune: Map<keyof PruneSettings, { value: boolean; where: FilePosition }[]>;
+}
+
+export function mergeFiles(files: readonly LoadedFile[]): { state: DesiredState; problems: ConfigProblem[] } {
+  const problems: ConfigProblem[] = [];
+  const orgs = new Map<string, OrgState>();
+  const projectOrg = new Map<number, { org: string; where: FilePosition }>();
+  const absentProjects = new Map<string, FilePosition>();
+  const flagsOf = new Map<string, FilePosition>();
+
+  const orgKinds = KINDS.filter((k) => k.parent === 'organization');
+  const childKinds = KINDS.filter((k) => k.parent === 'project');
+  const projectKind = KINDS.find((k) => k.name === 'project');
+
+  for (const f of files) {
+    const root = f.data;
+    if (!isObj(root) || typeof root.organization !== 'string') continue;
+    const orgId = root.organization.toLowerCase();
+    let state = orgs.get(orgId);
+    if (!state) {
+      state = { org: { id: orgId, items: [], prune: { proxy_records: false, roles: false, feature_flags: false } }, declared: new Map(), prune: new Map() };
+      orgs.set(orgId, state);
+    }
+    const st = state;
+    const pos = (pointer: string, fallback: Pos = { line: 1, col: 1 }): FilePosition =>
+      ({ file: f.file, ...(f.map.keys.get(pointer) ?? f.map.values.get(pointer) ?? fallback) });
+
+    const itemOf = (kind: ResourceKind, entry: Obj, pointer: string, project: number | null): DesiredItem | undefined => {
+      const raw = entry[kind.identityField];
+      const validId = kind.name === 'project' ? Number.isSafeInteger(raw) : typeof raw === 'string' && raw !== '';
+      if (!validId) return undefined;
+      const ensure = entry.ensure === 'absent' ? 'absent' : 'present';
+      const fields: Record<string, unknown> = {};
+      const interpolated: string[] = [];
+      if (ensure === 'present') {
+        for (const [name, value] of Object.entries(entry)) {
+          if (!(name in kind.fields)) continue;
+          fields[name] = value;
+          const fp = childPointer(pointer, name);
+          if ([...f.envPointers].some((p) => p === fp || p.startsWith(`${fp}/`))) interpolated.push(name);
+        }
+      }
+      return {
+        kind: kind.name, organization: orgId, project, key: kind.displayKey(raw), ensure, fields, interpolated,
+        position: pos(childPointer(pointer, kind.identityField)),
+      };
+    };
+
+    /** Adds an item unless it is a duplicate; returns false for a duplicate. */
+    const add = (kind: ResourceKind, item: DesiredItem, reference: boolean): boolean => {
+      const id = `${kind.name}\0${item.project ?? ''}\0${kind.matchKey(item.key)}`;
+      const first = st.declared.get(id);
+      if (!first) {
+        st.declared.set(id, { item, reference, where: item.position });
+        st.org.items.push(item);
+        return true;
+      }
+      if (kind.name === 'project' && (reference || first.reference)) {
+        // A reference adds nothing; a full declaration after references takes the item's fields.
+        if (!reference) {
+          first.item.fields = item.fields;
+          first.item.interpolated = item.interpolated;
+          first.item.ensure = item.ensure;
+          first.item.position = item.position;
+          first.reference = false;
+          first.where = item.position;
+        }
+        return true;
+      }
+      const label = kind.name.replace(/_/g, ' ');
+      const shownKey = kind.name === 'feature_flag' ? `${item.project}/${item.key}` : item.key;
+      const caseNote = first.item.key !== item.key && kind.matchKey(first.item.key) === kind.matchKey(item.key)
+        ? ` (as "${first.item.key}" first; ${label} identities ignore case)` : '';
+      const hint = kind.name === 'project' ? '; a project may repeat only as `id` plus `feature_flags`' : '';
+      problems.push({
+        position: item.position,
+        message: `${label} "${shownKey}" is declared twice: ${formatPosition(first.where)} and ${formatPosition(item.position)}${caseNote}${hint}`,
+      });
+      return false;
+    };
+
+    for (const kind of orgKinds) {
+      const list = root[kind.configKey];
+      if (!Array.isArray(list)) continue;
+      list.forEach((entry, i) => {
+        if (!isObj(entry)) return;
+        const pointer = childPointer(childPointer('', kind.configKey), i);
+        const item = itemOf(kind, entry, pointer, null);
+        if (!item) return;
+        const children = childKinds.filter((c) => Array.isArray(entry[c.configKey]));
+        const reference = kind === projectKind && Object.keys(entry).every((k) => k === kind.identityField || childKinds.some((c) => c.configKey === k));
+        add(kind, item, reference);
+        if (kind !== projectKind) return;
+
+        const projectId = entry[kind.identityField] as number;
+        const other = projectOrg.get(projectId);
+        if (other && other.org !== orgId) {
+          problems.push({ position: item.position, message: `project ${projectId} is declared in two organizations: ${formatPosition(other.where)} (organization ${other.org}) and here (organization ${orgId})` });
+        } else if (!other) {
+          projectOrg.set(projectId, { org: orgId, where: item.position });
+        }
+        if (item.ensure === 'absent') absentProjects.set(`${orgId}/${projectId}`, item.position);
+
+        for (const child of children) {
+          const childList = entry[child.configKey] as unknown[];
+          const childPointerBase = childPointer(pointer, child.configKey);
+          if (childList.length > 0 && !flagsOf.has(`${orgId}/${projectId}`)) flagsOf.set(`${orgId}/${projectId}`, pos(childPointerBase));
+          childList.forEach((childEntry, j) => {
+            if (!isObj(childEntry)) return;
+            const childItem = itemOf(child, childEntry, childPointer(childPointerBase, j), projectId);
+            if (childItem) add(child, childItem, false);
+          });
+        }
+      });
+    }
+
+    const prune = root.prune;
+    if (isObj(prune)) {
+      for (const key of PRUNE_KEYS) {
+        const value = prune[key];
+        if (typeof value !== 'boolean') continue;
+        const where = pos(childPointer('/prune', key));
+        const seen = st.prune.get(key) ?? [];
+        const conflict = seen.find((s) => s.value !== value);
+        if (conflict) {
+          problems.push({ position: where, message: `prune.${key} is set to both ${conflict.value} and ${value}: ${formatPosition(conflict.where)} and ${formatPosition(where)}` });
+        }
+        seen.push({ value, where });
+        st.prune.set(key, seen);
+        if (value) st.org.prune[key] = true;
+      }
+    }
+  }
+
+  for (const [project, absentAt] of absentProjects) {
+    const flagsAt = flagsOf.get(project);
+    if (flagsAt) {
+      problems.push({ position: flagsAt, message: `project ${project.split('/')[1]} is declared absent (${formatPosition(absentAt)}), so it cannot have feature flags` });
+    }
+  }
+
+  return {
+    state: { sources: files.map((f) => f.file), organizations: [...orgs.values()].map((s) => s.org) },
+    problems,
+  };
+}

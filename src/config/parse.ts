@@ -1,0 +1,224 @@
+// YAML text → plain JSON data plus the line:col of every value and key, with guards against
+// hostile input: alias bombs, cyclic or dangling aliases, deep nesting, duplicate keys,
+// prototype-polluting keys, custom tags, several documents, a root that is not a mapping.
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node as YamlNode } from 'yaml';
+import { childPointer } from './pointer.js';
+import type { ConfigProblem } from './problems.js';
+
+export interface Pos { line: number; col: number }
+
+/** Where each value (by JSON Pointer) and each mapping key (by the pointer of its value) starts. */
+export interface SourceMap {
+  values: Map<string, Pos>;
+  keys: Map<string, Pos>;
+}
+
+export interface ParsedFile {
+  file: string;
+  data: unknown;
+  map: SourceMap;
+  /** Pointers whose value was dropped or replaced by null because of a reported problem. */
+  poisoned: Set<string>;
+}
+
+/**
+ * `parsed` is absent when the file cannot be read as data at all (syntax errors, several
+ * documents, …); otherwise local problems (a duplicate key, a custom tag) come with the data,
+ * so that the rest of the file is still checked.
+ */
+export interface ParseResult { parsed?: ParsedFile; problems: ConfigProblem[] }
+
+/** Nodes an alias may add by expansion, in total per file: ample for sharing a few filters. */
+export const MAX_ALIAS_EXPANSION = 10_000;
+export const MAX_DEPTH = 64;
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+const CORE = 'tag:yaml.org,2002:';
+const ALLOWED_TAGS = new Set(['!', ...['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => CORE + t)]);
+
+/** yaml's messages end with " at line L, column C:" and a source excerpt; we print our own position. */
+function oneLine(message: string): string {
+  const cut = message.search(/ at line \d+, column \d+/);
+  return (cut === -1 ? message.split('\n')[0]! : message.slice(0, cut)).trim();
+}
+
+function shortTag(tag: string): string {
+  return tag.startsWith(CORE) ? `!!${tag.slice(CORE.length)}` : tag;
+}
+
+class Abort extends Error {}
+
+export function parseYaml(file: string, text: string): ParseResult {
+  const lineCounter = new LineCounter();
+  const at = (offset: number): Pos => {
+    const p = lineCounter.linePos(offset);
+    return { line: p.line, col: p.col };
+  };
+  const problems: ConfigProblem[] = [];
+  const problem = (pos: Pos, message: string) => problems.push({ position: { file, ...pos }, message });
+
+  let docs: Document.Parsed[];
+  try {
+    docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false, prettyErrors: true, strict: true }) as Document.Parsed[];
+  } catch (err) {
+    // The parser is iterative, but be safe against any input it cannot handle.
+    problem({ line: 1, col: 1 }, `cannot parse YAML: ${oneLine(err instanceof Error ? err.message : String(err))}`);
+    return { problems };
+  }
+  if (!Array.isArray(docs)) docs = [docs];
+
+  for (const doc of docs) {
+    for (const e of doc.errors) {
+      const pos = e.linePos?.[0] ?? at(e.pos[0]);
+      problem({ line: pos.line, col: pos.col }, oneLine(e.message));
+    }
+    for (const w of doc.warnings) {
+      // Unknown tags are reported by the walk below, at the tag.
+      if (w.code === 'TAG_RESOLVE_FAILED') continue;
+      const pos = w.linePos?.[0] ?? at(w.pos[0]);
+      problem({ line: pos.line, col: pos.col }, oneLine(w.message));
+    }
+  }
+  if (problems.length > 0) return { problems };
+
+  if (docs.length > 1) {
+    problem(at(docs[1]!.range[0]), 'a file holds one YAML document, but a second one starts here (---); split it into two files');
+    return { problems };
+  }
+  const doc = docs[0];
+  const root = doc?.contents ?? null;
+  if (!doc || root === null || (isScalar(root) && root.value === null)) {
+    problem({ line: 1, col: 1 }, 'file is empty: expected a mapping with at least "organization"');
+    return { problems };
+  }
+  if (!isMap(root)) {
+    const what = isSeq(root) ? 'a list' : isScalar(root) ? 'a single value' : 'an alias';
+    problem(at(root.range?.[0] ?? 0), `the top level must be a mapping (organization, projects, …), got ${what}`);
+    return { problems };
+  }
+
+  const map: SourceMap = { values: new Map(), keys: new Map() };
+  const poisoned = new Set<string>();
+  let expanded = 0;
+  const resolving = new Set<YamlNode>();
+
+  const nodePos = (node: YamlNode | null | undefined, fallback: Pos): Pos => (node?.range ? at(node.range[0]) : fallback);
+
+  const tagPos = (node: YamlNode, tag: string): Pos => {
+    // yaml ranges start at the value; point at the tag itself when it is written out nearby.
+    const start = node.range?.[0] ?? 0;
+    const written = text.lastIndexOf(shortTag(tag), start);
+    return at(written !== -1 && start - written < 200 ? written : start);
+  };
+
+  const walk = (node: unknown, pointer: string, depth: number, inAlias: boolean, fallback: Pos): unknown => {
+    if (inAlias && ++expanded > MAX_ALIAS_EXPANSION) {
+      problem(fallback, `YAML aliases expand to more than ${MAX_ALIAS_EXPANSION} values (an alias bomb?); write the values out instead`);
+      throw new Abort();
+    }
+    if (depth > MAX_DEPTH) {
+      problem(fallback, `values are nested more than ${MAX_DEPTH} levels deep`);
+      throw new Abort();
+    }
+    if (node === null || node === undefined) {
+      map.values.set(pointer, fallback);
+      return null;
+    }
+    if (isAlias(node)) {
+      const target = node.resolve(doc);
+      const pos = nodePos(node, fallback);
+      if (!target) {
+        problem(pos, `alias *${node.source} refers to no anchor (&${node.source})`);
+        throw new Abort();
+      }
+      if (resolving.has(target)) {
+        problem(pos, `alias *${node.source} refers to a value that contains it`);
+        throw new Abort();
+      }
+      resolving.add(target);
+      const value = walk(target, pointer, depth, true, pos);
+      resolving.delete(target);
+      // Errors in an aliased value point at the alias: that is where the value is used.
+      map.values.set(pointer, pos);
+      return value;
+    }
+    const yamlNode = node as YamlNode;
+    const pos = nodePos(yamlNode, fallback);
+    if (yamlNode.tag && !ALLOWED_TAGS.has(yamlNode.tag)) {
+      problem(tagPos(yamlNode, yamlNode.tag), `custom YAML tag "${shortTag(yamlNode.tag)}" is not allowed`);
+      map.values.set(pointer, pos);
+      poisoned.add(pointer);
+      return null;
+    }
+    map.values.set(pointer, pos);
+    if (isScalar(yamlNode)) {
+      const v = yamlNode.value;
+      if (typeof v === 'number' && !Number.isFinite(v)) {
+        problem(pos, 'infinite and NaN numbers are not allowed');
+        poisoned.add(pointer);
+        return null;
+      }
+      if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v)) {
+        problem(pos, 'integer is too large to be represented exactly');
+        poisoned.add(pointer);
+        return null;
+      }
+      if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+      problem(pos, `unsupported YAML value of type ${typeof v}`);
+      poisoned.add(pointer);
+      return null;
+    }
+    if (isSeq(yamlNode)) {
+      return yamlNode.items.map((item, i) => walk(item, childPointer(pointer, i), depth + 1, inAlias, pos));
+    }
+    if (isMap(yamlNode)) {
+      const out: Record<string, unknown> = {};
+      const seen = new Map<string, Pos>();
+      for (const pair of yamlNode.items) {
+        if (!isPair(pair)) continue;
+        const keyNode = pair.key as YamlNode | null;
+        const keyPos = nodePos(keyNode, pos);
+        let key: string;
+        if (keyNode === null || keyNode === undefined) {
+          key = 'null';
+        } else if (isScalar(keyNode) && (keyNode.value === null || ['string', 'number', 'boolean'].includes(typeof keyNode.value))) {
+          key = String(keyNode.value);
+        } else {
+          problem(keyPos, 'mapping keys must be plain values, not lists, mappings or aliases');
+          continue;
+        }
+        if (FORBIDDEN_KEYS.has(key)) {
+          problem(keyPos, `key "${key}" is not allowed`);
+          continue;
+        }
+        if (key === '<<') {
+          problem(keyPos, 'YAML merge keys (<<) are not supported; write the fields out');
+          // The merged fields are missing now: do not also report them as missing.
+          poisoned.add(pointer);
+          continue;
+        }
+        const first = seen.get(key);
+        if (first) {
+          problem(keyPos, `duplicate key "${key}" (first at line ${first.line}, column ${first.col})`);
+          continue;
+        }
+        seen.set(key, keyPos);
+        const child = childPointer(pointer, key);
+        map.keys.set(child, keyPos);
+        out[key] = walk(pair.value, child, depth + 1, inAlias, keyPos);
+      }
+      return out;
+    }
+    problem(pos, 'unsupported YAML node');
+    poisoned.add(pointer);
+    return null;
+  };
+
+  try {
+    const data = walk(root, '', 0, false, { line: 1, col: 1 });
+    return { parsed: { file, data, map, poisoned }, problems };
+  } catch (err) {
+    if (!(err instanceof Abort)) throw err;
+    return { problems };
+  }
+}

@@ -1,0 +1,67 @@
+// The JSON Schema as a document, read only when an error needs explaining: which fields a
+// mapping allows, the hint for a pattern, the name of the definition a value belongs to.
+import { loadSchemaText } from '../resources/schema-fields.js';
+
+export interface SchemaNode {
+  type?: string | string[];
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+  $ref?: string;
+  enum?: unknown[];
+  description?: string;
+  additionalProperties?: boolean | SchemaNode;
+  'x-sensitive'?: boolean;
+  /** What a value must look like, for messages about a failed pattern or format. */
+  'x-expected'?: string;
+}
+
+interface SchemaDocument extends SchemaNode { $defs: Record<string, SchemaNode> }
+
+let cached: SchemaDocument | undefined;
+
+export function schemaDocument(): SchemaDocument {
+  cached ??= JSON.parse(loadSchemaText()) as SchemaDocument;
+  return cached;
+}
+
+export interface ResolvedSchema {
+  node: SchemaNode;
+  /** The $defs entry the node belongs to (`project`, `feature_flag`, …), or null at the top level. */
+  def: string | null;
+}
+
+function deref(node: SchemaNode, def: string | null): ResolvedSchema {
+  const doc = schemaDocument();
+  let current = node;
+  let name = def;
+  // Siblings of $ref (a description, x-sensitive) stay visible on the merged node.
+  for (let hops = 0; current.$ref && hops < 10; hops++) {
+    const target = current.$ref.replace(/^#\/\$defs\//, '');
+    const resolved = doc.$defs[target];
+    if (!resolved) break;
+    const { $ref: _ref, ...siblings } = current;
+    current = { ...resolved, ...siblings };
+    name = target;
+  }
+  return { node: current, def: name };
+}
+
+/** The schema that applies at an instance location (property names and list indexes). */
+export function schemaAt(segments: readonly string[]): ResolvedSchema | undefined {
+  let here: ResolvedSchema = { node: schemaDocument(), def: null };
+  for (const segment of segments) {
+    const { node, def } = deref(here.node, here.def);
+    const next = node.properties?.[segment] ?? (/^\d+$/.test(segment) ? node.items : undefined);
+    if (!next) return undefined;
+    here = { node: next, def };
+  }
+  return deref(here.node, here.def);
+}
+
+/** Names of every $defs entry that declares a property, for "belongs in project" hints. */
+export function defsDeclaring(property: string): string[] {
+  const doc = schemaDocument();
+  const out = Object.entries(doc.$defs).filter(([, n]) => n.properties && property in n.properties).map(([name]) => name);
+  if (doc.properties && property in doc.properties) out.unshift('top level');
+  return out;
+}

@@ -1,0 +1,181 @@
+// Turns ajv's errors into one clean, one-line message per location: the type when the type
+// is wrong (not also the enum and pattern it then fails), the allowed values when there are
+// few, a did-you-mean for misspelt fields and values, and never a sensitive value.
+import type { ErrorObject } from 'ajv';
+import { KINDS } from '../resources/registry.js';
+import { readablePath, splitPointer } from './pointer.js';
+import { defsDeclaring, schemaAt } from './schema-doc.js';
+import { suggest } from './suggest.js';
+
+export interface SchemaIssue {
+  pointer: string;
+  /** What the position points at: the value, or the key of an unknown field. */
+  at: 'value' | 'key';
+  message: string;
+}
+
+export interface MessageContext {
+  data: unknown;
+  /** How to name a value that must not be shown (`the value of ${env:X}`), or undefined to show it. */
+  secret(pointer: string): string | undefined;
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string', integer: 'an integer', number: 'a number', boolean: 'a boolean',
+  object: 'a mapping', array: 'a list', null: 'null',
+};
+
+/** Enums longer than this are not listed in messages (time zones). */
+const MAX_LISTED = 8;
+
+const RANK: Record<string, number> = { type: 0, required: 0, additionalProperties: 0, enum: 1, format: 2, pattern: 3 };
+
+const ORG_LISTS = new Set(KINDS.filter((k) => k.parent === 'organization').map((k) => k.configKey));
+const PROJECT_LISTS = new Set(KINDS.filter((k) => k.parent === 'project').map((k) => k.configKey));
+const PROJECTS = KINDS.find((k) => k.name === 'project')?.configKey ?? 'projects';
+
+const isIndex = (s: string | undefined) => s !== undefined && /^\d+$/.test(s);
+
+/** Where the item around a location ends (projects/0, projects/0/feature_flags/2), or -1. */
+function itemEnd(seg: readonly string[]): number {
+  if (seg[0] === PROJECTS && isIndex(seg[1]) && PROJECT_LISTS.has(seg[2] ?? '') && isIndex(seg[3]) && seg.length > 4) return 3;
+  if (ORG_LISTS.has(seg[0] ?? '') && isIndex(seg[1]) && seg.length > 2) return 1;
+  return -1;
+}
+
+/** Field path relative to its item (`filters.groups[0].rollout_percentage`), or from the top. */
+export function labelOf(seg: readonly string[]): string {
+  return readablePath(seg.slice(itemEnd(seg) + 1));
+}
+
+function valueAt(data: unknown, seg: readonly string[]): unknown {
+  let v = data;
+  for (const s of seg) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[s];
+  }
+  return v;
+}
+
+function quote(s: string): string {
+  const short = [...s].length > 60 ? `${[...s].slice(0, 57).join('')}…` : s;
+  return JSON.stringify(short);
+}
+
+function show(v: unknown): string {
+  if (typeof v === 'string') return quote(v);
+  if (v === null || v === undefined) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  return String(v);
+}
+
+function describe(v: unknown): string {
+  if (typeof v === 'string') return `string ${quote(v)}`;
+  if (typeof v === 'number') return `number ${v}`;
+  if (typeof v === 'boolean') return `boolean ${v}`;
+  return show(v);
+}
+
+function orList(items: readonly string[]): string {
+  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+}
+
+function human(def: string | null): string {
+  return def === null ? 'the top level' : def.replace(/_/g, ' ');
+}
+
+function typeList(types: readonly string[]): string[] {
+  // null only means "unset"; naming it in every message adds noise, not help.
+  const real = types.filter((t) => t !== 'null');
+  return (real.length > 0 ? real : types).map((t) => TYPE_NAMES[t] ?? t);
+}
+
+function explain(e: ErrorObject, ctx: MessageContext): SchemaIssue {
+  const seg = splitPointer(e.instancePath);
+  const label = labelOf(seg);
+  const prefix = label === '' ? '' : `${label}: `;
+  const value = valueAt(ctx.data, seg);
+  const secret = ctx.secret(e.instancePath);
+  const shown = secret ?? show(value);
+  const got = secret ? `, got ${secret}` : `, got ${describe(value)}`;
+  const p = e.params as Record<string, unknown>;
+  const at = (message: string): SchemaIssue => ({ pointer: e.instancePath, at: 'value', message: prefix + message });
+
+  switch (e.keyword) {
+    case 'type': {
+      const types = Array.isArray(p.type) ? (p.type as string[]) : String(p.type).split(',');
+      let msg = `must be ${orList(typeList(types))}${got}`;
+      if (!secret && types.includes('string') && (typeof value === 'number' || typeof value === 'boolean')) {
+        msg += ` (write it in quotes: "${String(value)}")`;
+      }
+      return at(msg);
+    }
+    case 'enum': {
+      const allowed = ((p.allowedValues as unknown[] | undefined) ?? []).filter((v) => v !== null);
+      const strings = allowed.filter((v): v is string => typeof v === 'string');
+      const hint = !secret && typeof value === 'string' ? suggest(value, strings) : undefined;
+      const dym = hint ? `; did you mean ${JSON.stringify(hint)}?` : '';
+      if (allowed.length <= MAX_LISTED) return at(`must be ${orList(allowed.map((v) => JSON.stringify(v)))}${got}${dym}`);
+      const noun = seg[seg.length - 1] === 'timezone' ? 'time zone' : `value for ${seg[seg.length - 1] ?? 'this field'}`;
+      return at(`${shown} is not a known ${noun}${dym}`);
+    }
+    case 'format':
+    case 'pattern': {
+      const expected = schemaAt(seg)?.node['x-expected'];
+      if (expected) return at(`must be ${expected}${got}`);
+      if (e.keyword === 'format') return at(`must be a valid ${String(p.format)}${got}`);
+      return at(`${shown} must match ${String(p.pattern)}`);
+    }
+    case 'minLength': {
+      const limit = Number(p.limit);
+      if (limit === 1) return at('must not be empty');
+      return at(`must be at least ${limit} characters long${typeof value === 'string' ? `, got ${[...value].length}` : ''}`);
+    }
+    case 'maxLength':
+      return at(`must be at most ${String(p.limit)} characters long${typeof value === 'string' ? `, got ${[...value].length}` : ''}`);
+    case 'minimum':
+      return at(`must be at least ${String(p.limit)}${got}`);
+    case 'maximum':
+      return at(`must be at most ${String(p.limit)}${got}`);
+    case 'exclusiveMinimum':
+      return at(`must be greater than ${String(p.limit)}${got}`);
+    case 'exclusiveMaximum':
+      return at(`must be less than ${String(p.limit)}${got}`);
+    case 'required': {
+      const where = schemaAt(seg);
+      const name = String(p.missingProperty);
+      const inWhat = where?.def ? ` in ${human(where.def)}` : '';
+      return { pointer: e.instancePath, at: 'value', message: `missing required field "${name}"${inWhat}` };
+    }
+    case 'additionalProperties': {
+      const name = String(p.additionalProperty);
+      const where = schemaAt(seg);
+      const allowed = Object.keys(where?.node.properties ?? {});
+      const hint = suggest(name, allowed);
+      let msg = `unknown field "${name}" in ${human(where?.def ?? null)}`;
+      if (hint) {
+        msg += `; did you mean "${hint}"?`;
+      } else {
+        const elsewhere = defsDeclaring(name).filter((d) => d !== (where?.def ?? 'top level'));
+        if (elsewhere.length > 0) msg += `; it belongs in ${orList(elsewhere.map((d) => human(d === 'top level' ? null : d)))}`;
+      }
+      const pointer = `${e.instancePath}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      return { pointer, at: 'key', message: msg };
+    }
+    default:
+      return at(e.message ?? `fails ${e.keyword}`);
+  }
+}
+
+/** One issue per location (and per unknown or missing field), most telling first. */
+export function explainErrors(errors: readonly ErrorObject[], ctx: MessageContext): SchemaIssue[] {
+  const best = new Map<string, ErrorObject>();
+  for (const e of errors) {
+    const p = e.params as Record<string, unknown>;
+    const key = `${e.instancePath}\0${String(p.additionalProperty ?? p.missingProperty ?? '')}`;
+    const current = best.get(key);
+    if (!current || (RANK[e.keyword] ?? 4) < (RANK[current.keyword] ?? 4)) best.set(key, e);
+  }
+  return [...best.values()].map((e) => explain(e, ctx));
+}

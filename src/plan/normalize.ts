@@ -1,0 +1,109 @@
+// Every rule by which a declared value and a live value are compared, in one place.
+// Each rule has a test in test/plan.normalize.test.ts. Values equal after normalization
+// are not a change.
+import type { CompareRule } from '../resources/kind.js';
+
+export interface NormalizationRule {
+  /** What the rule makes equal, for the README and for readers of a surprising plan. */
+  readonly explains: string;
+  normalize(value: unknown): unknown;
+}
+
+function decimal(value: unknown): unknown {
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string' && /^\s*-?(\d+\.?\d*|\.\d+)\s*$/.test(value)) return String(Number(value));
+  return value ?? null;
+}
+
+function integer(value: unknown): unknown {
+  if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) return Number(value);
+  return value ?? null;
+}
+
+function domain(value: unknown): unknown {
+  return typeof value === 'string' ? value.trim().toLowerCase().replace(/\.$/, '') : value ?? null;
+}
+
+/** Null and absent are the same inside untyped values: drop null members of objects. */
+function dropNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropNulls);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) out[k] = dropNulls(v);
+    return out;
+  }
+  return value ?? null;
+}
+
+export const RULES: Readonly<Record<CompareRule, NormalizationRule>> = {
+  plain: { explains: 'absent and null are the same value', normalize: (v) => v ?? null },
+  decimal: { explains: 'decimal strings compare by value: "0.5" = "0.50" = 0.5', normalize: decimal },
+  integer: { explains: 'integers compare equal to their numeric strings: 1 = "1"', normalize: integer },
+  domain: { explains: 'domains compare lower-cased, without a trailing dot', normalize: domain },
+  untyped: { explains: 'untyped values: null equals absent, also for members of objects', normalize: dropNulls },
+};
+
+/**
+ * Removes keys the server adds inside objects and the file does not declare, e.g.
+ * `filters.payloads`. Patterns are dotted paths below the field; `[]` steps into every array item.
+ */
+export function dropServerAdded(live: unknown, declared: unknown, patterns: readonly string[]): unknown {
+  let out = live;
+  for (const pattern of patterns) out = dropPath(out, declared, pattern.split('.'));
+  return out;
+}
+
+function dropPath(live: unknown, declared: unknown, steps: string[]): unknown {
+  if (steps.length === 0 || live === null || typeof live !== 'object') return live;
+  const [step, ...rest] = steps as [string, ...string[]];
+  if (step.endsWith('[]')) {
+    const name = step.slice(0, -2);
+    const obj = live as Record<string, unknown>;
+    const items = obj[name];
+    if (!Array.isArray(items)) return live;
+    const declaredItems = isRecord(declared) && Array.isArray(declared[name]) ? (declared[name] as unknown[]) : [];
+    return { ...obj, [name]: items.map((item, i) => dropPath(item, declaredItems[i], rest)) };
+  }
+  if (Array.isArray(live)) return live;
+  const obj = live as Record<string, unknown>;
+  if (!(step in obj)) return live;
+  const declaredChild = isRecord(declared) ? declared[step] : undefined;
+  if (rest.length === 0) {
+    if (isRecord(declared) && step in declared) return live;
+    const { [step]: _dropped, ...kept } = obj;
+    return kept;
+  }
+  return { ...obj, [step]: dropPath(obj[step], declaredChild, rest) };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Deep equality that ignores the order of object keys (not of array items). */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => deepEqual(v, b[i]));
+  if (isRecord(a) && isRecord(b)) {
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** Whether a declared value and a live value are the same under the field's rule. */
+export function sameValue(rule: CompareRule, declared: unknown, live: unknown, serverAdded: readonly string[] = []): boolean {
+  const normalize = RULES[rule].normalize;
+  const liveValue = serverAdded.length > 0 ? dropServerAdded(live, declared, serverAdded) : live;
+  return deepEqual(normalize(declared), normalize(liveValue));
+}
+
+/** JSON with sorted object keys: stable input for digests. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isRecord(value)) {
+    return `{${Object.keys(value).sort().filter((k) => value[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}

@@ -1,0 +1,169 @@
+// The planner: a pure function of (desired, live) → plan. Generic over resource kinds.
+import { createHash } from 'node:crypto';
+import type { DesiredItem, DesiredOrganization, DesiredState } from '../config/model.js';
+import { HogsyncError } from '../errors.js';
+import type { LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
+import { KINDS } from '../resources/registry.js';
+import type { LiveState } from '../api/live-state.js';
+import { canonicalJson, sameValue } from './normalize.js';
+import { safetyWarnings } from './safety.js';
+import {
+  addressOf, SENSITIVE, type Change, type Execution, type FieldChange, type ManagedItem, type Plan, type PlanResult, type UnmanagedItem,
+} from './types.js';
+
+export interface PlanOptions { baseUrl: string; kind?: 'plan' | 'drift' }
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+export function computePlan(desired: DesiredState, live: LiveState, options: PlanOptions): PlanResult {
+  const changes: Change[] = [];
+  const unmanaged: UnmanagedItem[] = [];
+  const managed: ManagedItem[] = [];
+  const executions = new Map<string, Execution>();
+  const liveCounts = new Map<string, number>();
+  const missing: DesiredItem[] = [];
+  let unchanged = 0;
+
+  for (const org of desired.organizations) {
+    for (const kind of KINDS) {
+      for (const scope of scopesOf(kind, org)) {
+        const records = (live.find(kind, scope) ?? []).filter((r) => !kind.isGone(r));
+        const countKey = `${kind.name}|${org.id}`;
+        liveCounts.set(countKey, (liveCounts.get(countKey) ?? 0) + records.length);
+        const byMatch = new Map<string, LiveRecord>();
+        for (const r of records) {
+          const m = kind.matchKey(kind.displayKey(r[kind.identityField]));
+          if (!byMatch.has(m)) byMatch.set(m, r);
+        }
+        const matched = new Set<LiveRecord>();
+        const items = org.items.filter((i) => i.kind === kind.name && i.project === scope.project);
+        for (const item of items) {
+          const record = byMatch.get(kind.matchKey(item.key));
+          if (record) matched.add(record);
+          const address = addressOf(kind.name, org.id, itemKey(scope, item.key));
+          managed.push({ address, digest: itemDigest(kind, address, item, record) });
+          const change = diffItem(kind, scope, address, item, record);
+          if (change === 'missing') missing.push(item);
+          else if (change === null) unchanged++;
+          else {
+            changes.push(change.change);
+            executions.set(address, change.execution);
+          }
+        }
+        for (const record of records) {
+          if (matched.has(record)) continue;
+          const key = kind.displayKey(record[kind.identityField]);
+          const address = addressOf(kind.name, org.id, itemKey(scope, key));
+          if (kind.pruneKey && org.prune[kind.pruneKey]) {
+            managed.push({ address, digest: itemDigest(kind, address, undefined, record) });
+            changes.push({ address, kind: kind.name, organization: org.id, project: scope.project, key: itemKey(scope, key), action: 'delete', fields: [] });
+            executions.set(address, { kind, scope, identity: key, id: kind.liveId(record), values: {} });
+          } else {
+            unmanaged.push({ address, kind: kind.name, organization: org.id, key: itemKey(scope, key) });
+          }
+        }
+      }
+    }
+  }
+
+  if (missing.length > 0) {
+    const first = missing[0] as DesiredItem;
+    const more = missing.length > 1 ? ` (and ${missing.length - 1} more)` : '';
+    throw new HogsyncError('config', `${first.kind} ${first.key} does not exist in organization ${first.organization} (${first.kind}s are adopted by id, never created)${more}`, { position: first.position });
+  }
+
+  const plan: Plan = {
+    format_version: '1',
+    kind: options.kind ?? 'plan',
+    base_url: options.baseUrl,
+    sources: desired.sources,
+    fingerprint: fingerprintOf(managed, desired),
+    summary: {
+      create: changes.filter((c) => c.action === 'create').length,
+      update: changes.filter((c) => c.action === 'update').length,
+      delete: changes.filter((c) => c.action === 'delete').length,
+      unchanged,
+      unmanaged: unmanaged.length,
+    },
+    changes,
+    unmanaged,
+    warnings: [],
+    managed: managed.sort((a, b) => a.address.localeCompare(b.address)),
+  };
+  const result: PlanResult = { plan, executions, liveCounts };
+  plan.warnings = safetyWarnings(result);
+  return result;
+}
+
+function scopesOf(kind: ResourceKind, org: DesiredOrganization): Scope[] {
+  if (kind.parent === 'organization') return [{ organization: org.id, project: null }];
+  return org.items
+    .filter((i) => i.kind === 'project' && i.ensure === 'present')
+    .map((i) => ({ organization: org.id, project: Number(i.key) }));
+}
+
+function itemKey(scope: Scope, key: string): string {
+  return scope.project === null ? key : `${scope.project}/${key}`;
+}
+
+function isSensitive(kind: ResourceKind, item: DesiredItem, field: string): boolean {
+  return kind.fields[field]?.sensitive === true || item.interpolated.includes(field);
+}
+
+function shown(value: unknown, sensitive: boolean): unknown {
+  return sensitive ? SENSITIVE : value ?? null;
+}
+
+function diffItem(kind: ResourceKind, scope: Scope, address: string, item: DesiredItem, record: LiveRecord | undefined):
+  { change: Change; execution: Execution } | 'missing' | null {
+  const base = { address, kind: kind.name, organization: item.organization, project: item.project, key: itemKey(scope, item.key) };
+  const target = { kind, scope, identity: item.key };
+  if (item.ensure === 'absent') {
+    if (!record) return null;
+    return { change: { ...base, action: 'delete', fields: [] }, execution: { ...target, id: kind.liveId(record), values: {} } };
+  }
+  const declared = withIdentity(kind, item);
+  if (!record) {
+    if (!kind.canCreate) return 'missing';
+    const fields = Object.entries(declared).map(([path, after]) => {
+      const sensitive = isSensitive(kind, item, path);
+      return { path, before: null, after: shown(after, sensitive), sensitive };
+    });
+    return { change: { ...base, action: 'create', fields }, execution: { ...target, id: null, values: item.fields } };
+  }
+  const fields: FieldChange[] = [];
+  const values: Record<string, unknown> = {};
+  for (const [path, after] of Object.entries(declared)) {
+    const spec = kind.fields[path];
+    if (!spec) continue;
+    if (sameValue(spec.compare, after, record[path], kind.serverAddedKeys?.[path])) continue;
+    const sensitive = isSensitive(kind, item, path);
+    fields.push({ path, before: shown(record[path], sensitive), after: shown(after, sensitive), sensitive });
+    values[path] = after;
+  }
+  if (fields.length === 0) return null;
+  return { change: { ...base, action: 'update', fields }, execution: { ...target, id: kind.liveId(record), values } };
+}
+
+/** Declared fields, plus the identity when the kind manages it as a field (a role's name, whose case may change). */
+function withIdentity(kind: ResourceKind, item: DesiredItem): Record<string, unknown> {
+  return kind.identityField in kind.fields ? { [kind.identityField]: item.key, ...item.fields } : item.fields;
+}
+
+/** Digest of the desired and live state of one item; secrets enter only as their own digests. */
+function itemDigest(kind: ResourceKind, address: string, item: DesiredItem | undefined, record: LiveRecord | undefined): string {
+  const protect = (field: string, value: unknown) =>
+    (kind.fields[field]?.sensitive || item?.interpolated.includes(field)) && value != null ? `sha256:${sha256(canonicalJson(value))}` : value ?? null;
+  const declared = item ? withIdentity(kind, item) : {};
+  const desiredPart = item ? { ensure: item.ensure, fields: Object.fromEntries(Object.entries(declared).map(([k, v]) => [k, protect(k, v)])) } : null;
+  const livePart = record
+    ? { id: kind.liveId(record), fields: Object.fromEntries(Object.keys(declared).map((k) => [k, protect(k, record[k])])) }
+    : null;
+  return sha256(canonicalJson({ address, desired: desiredPart, live: livePart })).slice(0, 16);
+}
+
+function fingerprintOf(managed: ManagedItem[], desired: DesiredState): string {
+  const items = [...managed].sort((a, b) => a.address.localeCompare(b.address)).map((m) => [m.address, m.digest]);
+  const prune = desired.organizations.map((o) => [o.id, o.prune]);
+  return `sha256:${sha256(canonicalJson({ items, prune }))}`;
+}

@@ -1,0 +1,80 @@
+// The plan: a value computed once from desired and live state, read by every renderer,
+// by the safety rules and by apply. Its JSON form (format_version "1") is a contract.
+import type { KindName, ResourceKind, Scope } from '../resources/kind.js';
+
+export type Action = 'create' | 'update' | 'delete';
+
+export const SENSITIVE = '(sensitive)';
+
+export interface FieldChange {
+  path: string;
+  before: unknown;
+  after: unknown;
+  sensitive: boolean;
+}
+
+export interface BlastRadius { affected: number; total: number }
+
+export interface Change {
+  address: string;
+  kind: KindName;
+  organization: string;
+  project: number | null;
+  key: string;
+  action: Action;
+  fields: FieldChange[];
+  /** Feature flags whose release conditions change: how many users the new conditions reach. */
+  blast_radius?: BlastRadius;
+}
+
+export interface UnmanagedItem {
+  address: string;
+  kind: KindName;
+  organization: string;
+  key: string;
+}
+
+/** A managed item (declared, or owned through prune) and the digest of its desired + live state. */
+export interface ManagedItem {
+  address: string;
+  digest: string;
+}
+
+export interface PlanSummary { create: number; update: number; delete: number; unchanged: number; unmanaged: number }
+
+export interface Plan {
+  format_version: '1';
+  kind: 'plan' | 'drift';
+  base_url: string;
+  sources: string[];
+  fingerprint: string;
+  summary: PlanSummary;
+  changes: Change[];
+  unmanaged: UnmanagedItem[];
+  warnings: string[];
+  managed: ManagedItem[];
+}
+
+/** What apply needs to carry out one change; never serialized (it holds real, secret values). */
+export interface Execution {
+  kind: ResourceKind;
+  scope: Scope;
+  /** The identity value as the API takes it (a flag's key without its project). */
+  identity: string;
+  /** API id of the live item (update/delete). */
+  id: string | number | null;
+  /** Declared values of the changed fields, unredacted. */
+  values: Record<string, unknown>;
+}
+
+/** A plan together with what is needed to execute it and to check its safety. */
+export interface PlanResult {
+  plan: Plan;
+  executions: Map<string, Execution>;
+  /** Live item count per `kind|organization` (for the delete-share safety rule). */
+  liveCounts: Map<string, number>;
+}
+
+export function addressOf(kind: KindName, organization: string, key: string): string {
+  return `${kind}:${organization}/${key}`;
+}

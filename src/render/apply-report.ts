@@ -1,0 +1,38 @@
+// Renderings of an apply report: per change applied / failed / skipped, DNS targets of new
+// proxy records, and warnings about fields the API did not take.
+import type { ApplyReport, ChangeOutcome } from '../apply/execute.js';
+import { SYMBOL } from './values.js';
+
+export function outcomeLine(o: ChangeOutcome, done?: number, total?: number): string {
+  const counter = done === undefined ? '' : `[${done}/${total}] `;
+  const detail = o.status === 'applied' ? '' : `: ${o.error ?? ''}`;
+  return `${counter}${SYMBOL[o.action]} ${o.address} ${o.status}${detail}`;
+}
+
+function dnsLine(o: ChangeOutcome): string | undefined {
+  if (!o.target_cname) return undefined;
+  const domain = o.address.slice(o.address.lastIndexOf('/') + 1);
+  return `    DNS: point ${domain} CNAME ${o.target_cname} (status ${o.record_status ?? 'unknown'})`;
+}
+
+export function renderApplyText(report: ApplyReport): string {
+  const out: string[] = [];
+  for (const o of report.outcomes) {
+    out.push(`  ${outcomeLine(o)}`);
+    const dns = dnsLine(o);
+    if (dns) out.push(dns);
+  }
+  if (report.warnings.length > 0) {
+    out.push('', 'Warnings:');
+    for (const w of report.warnings) out.push(`  ! ${w}`);
+  }
+  const s = report.summary;
+  const verdict = s.failed + s.skipped === 0 ? 'Apply complete' : 'Apply incomplete';
+  out.push('', `${verdict}: ${s.applied} applied, ${s.failed} failed, ${s.skipped} skipped.`);
+  if (s.failed + s.skipped > 0) out.push('Run apply again to converge what failed or was skipped.');
+  return `${out.join('\n')}\n`;
+}
+
+export function renderApplyJson(report: ApplyReport, meta: { base_url: string; fingerprint: string }): string {
+  return `${JSON.stringify({ format_version: '1', kind: 'apply', ...meta, summary: report.summary, changes: report.outcomes, warnings: report.warnings }, null, 2)}\n`;
+}

@@ -1,0 +1,38 @@
+// The JUnit rendering of a drift report: one test case per managed item, failing where live
+// state drifted, so CI dashboards show drift like failing tests.
+import type { Plan } from '../plan/types.js';
+import { inline } from './values.js';
+
+function xml(text: string): string {
+  // Also drops characters XML 1.0 cannot carry at all.
+  return text.replace(/[^\t\n\r\x20-\uD7FF\uE000-\uFFFD]/g, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+export function renderJunit(plan: Plan): string {
+  const byAddress = new Map(plan.changes.map((c) => [c.address, c]));
+  const cases: string[] = [];
+  for (const item of plan.managed) {
+    const kind = item.address.slice(0, item.address.indexOf(':'));
+    const change = byAddress.get(item.address);
+    const open = `    <testcase classname="hogsync.${xml(kind)}" name="${xml(item.address)}"`;
+    if (!change) {
+      cases.push(`${open}/>`);
+      continue;
+    }
+    const what = change.action === 'create' ? 'missing from the live workspace' : change.action === 'delete' ? 'present but should be deleted' : 'differs from the configuration';
+    const details = change.fields.map((f) => `${f.path}: ${inline(f.before)} → ${inline(f.after)}`).join('\n');
+    cases.push(`${open}>`, `      <failure message="${xml(`${change.address} ${what}`)}" type="drift">${xml(details)}</failure>`, '    </testcase>');
+  }
+  const failures = plan.changes.length;
+  const unmanaged = plan.unmanaged.map((u) => u.address).join('\n');
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="hogsync drift" tests="${plan.managed.length}" failures="${failures}">`,
+    `  <testsuite name="hogsync drift" tests="${plan.managed.length}" failures="${failures}" errors="0" skipped="0">`,
+    ...cases,
+    unmanaged ? `    <system-out>${xml(`Unmanaged (live, in no file):\n${unmanaged}`)}</system-out>` : '',
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].filter((l) => l !== '').join('\n') + '\n';
+}

@@ -1,0 +1,67 @@
+// The Markdown rendering, for a pull-request comment: a summary table, then one collapsible
+// section per resource (GitHub and GitLab both render <details>).
+import type { Change, Plan } from '../plan/types.js';
+import { blastRadiusLine, closingLine, inline, lineDiff, needsLineDiff, SYMBOL } from './values.js';
+
+const ACTION_WORD = { create: 'create', update: 'update', delete: 'delete' } as const;
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** A code fence longer than any run of backticks inside the block. */
+function fence(body: string): string {
+  const longest = Math.max(2, ...(body.match(/`+/g) ?? []).map((run) => run.length));
+  return '`'.repeat(longest + 1);
+}
+
+function changeBody(change: Change): string[] {
+  const lines: string[] = [];
+  for (const field of change.fields) {
+    if (change.action === 'create') lines.push(`+ ${field.path}: ${inline(field.after)}`);
+    else if (needsLineDiff(field)) {
+      lines.push(`  ${field.path}:`);
+      for (const l of lineDiff(field.before, field.after)) lines.push(`${l.sign}   ${l.text}`);
+    } else {
+      lines.push(`- ${field.path}: ${inline(field.before)}`, `+ ${field.path}: ${inline(field.after)}`);
+    }
+  }
+  if (change.action === 'delete') lines.push(`- ${change.address}`);
+  return lines;
+}
+
+export function renderMarkdown(plan: Plan): string {
+  const title = plan.kind === 'drift' ? 'hogsync drift report' : 'hogsync plan';
+  const s = plan.summary;
+  const out: string[] = [
+    `### ${title}`,
+    '',
+    `${closingLine(plan)}`,
+    '',
+    '| create | update | delete | unchanged | unmanaged |',
+    '|---:|---:|---:|---:|---:|',
+    `| ${s.create} | ${s.update} | ${s.delete} | ${s.unchanged} | ${s.unmanaged} |`,
+    '',
+  ];
+  for (const change of plan.changes) {
+    const n = change.fields.length;
+    const detail = change.action === 'update' ? ` (${n} field${n === 1 ? '' : 's'})` : '';
+    out.push('<details>', `<summary><code>${SYMBOL[change.action]} ${ACTION_WORD[change.action]}</code> <b>${escapeHtml(change.address)}</b>${detail}</summary>`, '');
+    const body = changeBody(change).join('\n');
+    if (body) {
+      const f = fence(body);
+      out.push(`${f}diff`, body, f, '');
+    }
+    const blast = blastRadiusLine(change);
+    if (blast) out.push(`> ${escapeHtml(blast)}`, '');
+    out.push('</details>', '');
+  }
+  if (plan.unmanaged.length > 0) {
+    out.push('<details>', `<summary>${plan.unmanaged.length} unmanaged item${plan.unmanaged.length === 1 ? '' : 's'} (live, in no file, left alone)</summary>`, '');
+    for (const item of plan.unmanaged) out.push(`- \`${item.address.replace(/`/g, "'")}\``);
+    out.push('', '</details>', '');
+  }
+  for (const warning of plan.warnings) out.push(`> [!WARNING]`, `> ${escapeHtml(warning)}`, '');
+  out.push(`<sub>fingerprint <code>${plan.fingerprint}</code></sub>`);
+  return `${out.join('\n')}\n`;
+}

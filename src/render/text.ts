@@ -1,0 +1,47 @@
+// The terminal rendering of a plan or drift report, Terraform-like: `+` create, `~` update,
+// `-` delete, only the fields that change, long values as a line diff.
+import type { Plan } from '../plan/types.js';
+import { blastRadiusLine, closingLine, inline, lineDiff, needsLineDiff, SYMBOL } from './values.js';
+
+const COLORS = { '+': '\u001b[32m', '-': '\u001b[31m', '~': '\u001b[33m', '!': '\u001b[33m', dim: '\u001b[2m', bold: '\u001b[1m' } as const;
+const RESET = '\u001b[0m';
+
+export function renderText(plan: Plan, options: { color: boolean }): string {
+  const paint = (style: keyof typeof COLORS, text: string) => (options.color ? `${COLORS[style]}${text}${RESET}` : text);
+  const out: string[] = [];
+  if (plan.changes.length > 0) {
+    out.push(plan.kind === 'drift' ? `Live state on ${plan.base_url} has drifted from the configuration:` : `hogsync will make these changes on ${plan.base_url}:`, '');
+    for (const change of plan.changes) {
+      const symbol = SYMBOL[change.action];
+      out.push(`  ${paint(symbol, `${symbol} ${change.address}`)}${change.action === 'delete' ? paint('dim', ' (delete)') : ''}`);
+      for (const field of change.fields) {
+        if (change.action === 'create') {
+          out.push(`      ${field.path}: ${inline(field.after)}`);
+        } else if (needsLineDiff(field)) {
+          out.push(`      ${field.path}:`);
+          for (const line of lineDiff(field.before, field.after)) {
+            const text = `        ${line.sign} ${line.text}`;
+            out.push(line.sign === ' ' ? text : paint(line.sign, text));
+          }
+        } else {
+          out.push(`      ${field.path}: ${inline(field.before)} → ${inline(field.after)}`);
+        }
+      }
+      const blast = blastRadiusLine(change);
+      if (blast) out.push(`      ${paint('!', blast)}`);
+      out.push('');
+    }
+  }
+  if (plan.unmanaged.length > 0) {
+    out.push('Unmanaged (live, in no file, left alone):');
+    for (const item of plan.unmanaged) out.push(`  ? ${item.address}`);
+    out.push('');
+  }
+  if (plan.warnings.length > 0) {
+    out.push('Warnings:');
+    for (const warning of plan.warnings) out.push(`  ${paint('!', `! ${warning}`)}`);
+    out.push('');
+  }
+  out.push(paint('bold', closingLine(plan)));
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,59 @@
+// The HTTP edge of the sandbox: reading a request body as the real API parses it (JSON only,
+// an object for writes) and writing JSON answers.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError, validationError } from './errors.js';
+import { isObject, pyTypeName, type Json, type JsonObject } from './json.js';
+
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+/** The raw body; an over-long body is drained (so the connection stays usable) and refused. */
+export function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (size > MAX_BODY_BYTES) {
+        reject(new ApiError(413, { type: 'invalid_request', code: 'request_too_large', detail: `Request body exceeds ${MAX_BODY_BYTES} bytes.`, attr: null }));
+      } else {
+        resolve(Buffer.concat(chunks));
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
+/** The JSON object of a write request: {} when empty, 400 when malformed or not an object, 415 when not JSON. */
+export function parseJsonObject(raw: Buffer, contentType: string | undefined): JsonObject {
+  const text = raw.toString('utf8');
+  if (text.trim() === '') return {};
+  const mediaType = (contentType ?? 'application/json').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (mediaType !== 'application/json' && !mediaType.endsWith('+json')) {
+    throw new ApiError(415, { type: 'invalid_request', code: 'unsupported_media_type', detail: `Unsupported media type "${mediaType}" in request.`, attr: null });
+  }
+  let parsed: Json;
+  try {
+    parsed = JSON.parse(text) as Json;
+  } catch (err) {
+    throw validationError(null, `JSON parse error - ${(err as Error).message}`, 'parse_error');
+  }
+  if (!isObject(parsed)) {
+    throw validationError('non_field_errors', `Invalid data. Expected a dictionary, but got ${pyTypeName(parsed)}.`, 'invalid');
+  }
+  return parsed;
+}
+
+export function sendJson(res: ServerResponse, status: number, body: Json | undefined, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  if (body === undefined || status === 204) {
+    res.writeHead(status, headers);
+    res.end();
+    return;
+  }
+  const payload = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers });
+  res.end(payload);
+}

@@ -1,0 +1,88 @@
+// Routes of the sandbox as data: a path pattern, and per method the scope it needs and its
+// handler. The router matches paths with or without their trailing slash, and applies the
+// checks every route shares (a key, the scope) in the real API's order: unknown path 404,
+// then 401, then 403, then 405 for a method the path does not serve.
+import { authenticate, requireScope } from './auth.js';
+import { ApiError, methodNotAllowed, notFound } from './errors.js';
+import type { Json, JsonObject } from './json.js';
+import type { SandboxStore } from './store.js';
+import type { ApiKeyState, Scope } from './state.js';
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+export interface RequestContext {
+  method: string;
+  /** Absolute URL of the request, built from its Host header (pagination links use it). */
+  url: URL;
+  params: Record<string, string>;
+  body: JsonObject;
+  key: ApiKeyState;
+  store: SandboxStore;
+}
+
+export interface Reply { status: number; body?: Json }
+export type Handler = (ctx: RequestContext) => Promise<Reply>;
+
+export interface Route {
+  /** e.g. "/api/organizations/:org/roles/:id/"; also the key of the route in stats. */
+  pattern: string;
+  methods: Partial<Record<Method, { scope: Scope; handler: Handler }>>;
+}
+
+export interface Match { route: Route; params: Record<string, string> }
+
+function segments(path: string): string[] {
+  return path.split('/').filter((s) => s !== '');
+}
+
+/** The first route whose pattern matches the path; routes with literal segments must come first. */
+export function matchRoute(routes: readonly Route[], pathname: string): Match | undefined {
+  const parts = segments(pathname);
+  for (const route of routes) {
+    const pattern = segments(route.pattern);
+    if (pattern.length !== parts.length) continue;
+    const params: Record<string, string> = {};
+    let ok = true;
+    for (const [i, seg] of pattern.entries()) {
+      const part = parts[i] as string;
+      if (seg.startsWith(':')) {
+        try {
+          params[seg.slice(1)] = decodeURIComponent(part);
+        } catch {
+          ok = false;
+        }
+      } else if (seg !== part) {
+        ok = false;
+      }
+      if (!ok) break;
+    }
+    if (ok) return { route, params };
+  }
+  return undefined;
+}
+
+export interface Incoming {
+  method: string;
+  url: URL;
+  authorization: string | undefined;
+  /** Parses the body; called only once the caller is known to be allowed (DRF parses lazily too). */
+  body: () => JsonObject;
+  store: SandboxStore;
+}
+
+const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT']);
+
+/** Runs the matched route: authentication, method, scope, body, then its handler. */
+export async function dispatch(match: Match | undefined, req: Incoming): Promise<Reply> {
+  if (!match) throw notFound();
+  const key = await req.store.read((state) => authenticate(state, req.authorization));
+  const entry = match.route.methods[req.method as Method];
+  if (!entry) throw methodNotAllowed(req.method, Object.keys(match.route.methods));
+  requireScope(key, entry.scope);
+  const body = WRITE_METHODS.has(req.method) ? req.body() : {};
+  return entry.handler({ method: req.method, url: req.url, params: match.params, body, key, store: req.store });
+}
+
+export function isApiError(err: unknown): err is ApiError {
+  return err instanceof ApiError;
+}

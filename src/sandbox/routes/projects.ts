@@ -1,0 +1,76 @@
+// Project routes: list, read, update, delete, the read-only views and the update actions of
+// /api/organizations/:org/projects/:id/, and GET /api/projects/ across organizations.
+import { canReachOrganization } from '../auth.js';
+import { notFound } from '../errors.js';
+import {
+  addProductIntent, applyProjectPatch, completeProductOnboarding, deleteProject, findProject, renderProject,
+  renderProjectBasic, resetToken, validateProjectPatch,
+} from '../model/projects.js';
+import { paginate } from '../pagination.js';
+import type { Handler, RequestContext, Route } from '../router.js';
+import type { ProjectState, SandboxState } from '../state.js';
+import { intParam, organizationOf } from './common.js';
+
+function projectIn(ctx: RequestContext, state: SandboxState): ProjectState {
+  const org = organizationOf(ctx, state);
+  const project = findProject(state, org.id, intParam(ctx.params.id));
+  if (!project) throw notFound();
+  return project;
+}
+
+const list: Handler = (ctx) => ctx.store.read((state) => {
+  const org = organizationOf(ctx, state);
+  const items = state.projects.filter((p) => p.organization === org.id);
+  return { status: 200, body: paginate(items, renderProjectBasic, ctx.url) };
+});
+
+const listAll: Handler = (ctx) => ctx.store.read((state) => {
+  const items = state.projects.filter((p) => canReachOrganization(ctx.key, p.organization));
+  return { status: 200, body: paginate(items, renderProjectBasic, ctx.url) };
+});
+
+const read: Handler = (ctx) => ctx.store.read((state) => ({ status: 200, body: renderProject(projectIn(ctx, state)) }));
+
+const update: Handler = (ctx) => ctx.store.write((state) => {
+  const project = projectIn(ctx, state);
+  applyProjectPatch(project, validateProjectPatch(ctx.body));
+  return { status: 200, body: renderProject(project) };
+});
+
+const remove: Handler = (ctx) => ctx.store.write((state) => {
+  deleteProject(state, projectIn(ctx, state).id);
+  return { status: 204 };
+});
+
+/** An update action: finds the project, applies `act`, answers the record. */
+function action(act: (project: ProjectState, ctx: RequestContext) => void): Handler {
+  return (ctx) => ctx.store.write((state) => {
+    const project = projectIn(ctx, state);
+    act(project, ctx);
+    return { status: 200, body: renderProject(project) };
+  });
+}
+
+const item = '/api/organizations/:org/projects/:id/';
+const view = (name: string): Route => ({ pattern: `${item}${name}/`, methods: { GET: { scope: 'project:read', handler: read } } });
+const update_action = (name: string, handler: Handler): Route => ({ pattern: `${item}${name}/`, methods: { PATCH: { scope: 'project:write', handler } } });
+
+export const projectRoutes: Route[] = [
+  { pattern: '/api/projects/', methods: { GET: { scope: 'project:read', handler: listAll } } },
+  { pattern: '/api/organizations/:org/projects/', methods: { GET: { scope: 'project:read', handler: list } } },
+  view('access_controls'),
+  view('activity'),
+  view('global_access_controls'),
+  view('is_generating_demo_data'),
+  update_action('add_product_intent', action((p, ctx) => addProductIntent(p, ctx.body))),
+  update_action('complete_product_onboarding', action((p, ctx) => completeProductOnboarding(p, ctx.body))),
+  update_action('reset_token', action((p) => resetToken(p))),
+  {
+    pattern: item,
+    methods: {
+      GET: { scope: 'project:read', handler: read },
+      PATCH: { scope: 'project:write', handler: update },
+      DELETE: { scope: 'project:write', handler: remove },
+    },
+  },
+];

@@ -1,0 +1,154 @@
+// Seed documents (YAML or JSON): the workspace a fresh sandbox starts from. Every item goes
+// through the same validation as the API, so a seed can only hold what the API could have
+// created; errors name the seed path (`organizations[0].roles[1].name: …`).
+// The format is documented at the top of examples/sandbox-seed.yaml.
+import { readFile } from 'node:fs/promises';
+import { parse } from 'yaml';
+import { isScope } from './auth.js';
+import { emptyState, FIRST_PROJECT_ID } from './defaults.js';
+import { ApiError } from './errors.js';
+import { isUuid, uuidv7 } from './ids.js';
+import { isObject, type Json, type JsonObject } from './json.js';
+import { createFlag } from './model/feature-flags.js';
+import { applyProjectPatch, newProject, PROJECT_RULES, validateProjectPatch } from './model/projects.js';
+import { createProxyRecord, PROXY_STATUSES } from './model/proxy-records.js';
+import { createRole } from './model/roles.js';
+import type { SandboxState } from './state.js';
+
+export interface SeedPerson { distinct_id: string; properties?: JsonObject }
+export interface SeedProject {
+  id?: number;
+  name?: string;
+  feature_flags?: JsonObject[];
+  persons?: SeedPerson[];
+  /** Any writable project field (timezone, anonymize_ips, …). */
+  [field: string]: Json | JsonObject[] | SeedPerson[] | undefined;
+}
+export interface SeedProxyRecord { domain: string; status?: string; message?: string | null }
+export interface SeedRole { name: string; feature_flags_access_level?: number }
+export interface SeedOrganization {
+  id?: string;
+  name?: string;
+  projects?: SeedProject[];
+  proxy_records?: SeedProxyRecord[];
+  roles?: SeedRole[];
+}
+export interface SeedKey { key: string; label?: string; scopes: string[]; organizations?: string[] }
+export interface SeedDocument { organizations?: SeedOrganization[]; keys?: SeedKey[] }
+
+export class SeedError extends Error {
+  constructor(source: string, where: string, message: string) {
+    super(`seed ${source}: ${where ? `${where}: ` : ''}${message}`);
+    this.name = 'SeedError';
+  }
+}
+
+export async function loadSeedFile(path: string): Promise<unknown> {
+  const text = await readFile(path, 'utf8');
+  try {
+    return parse(text) as unknown;
+  } catch (err) {
+    throw new SeedError(path, '', `not valid YAML or JSON (${(err as Error).message.split('\n')[0]})`);
+  }
+}
+
+function list(value: unknown, where: string, fail: (where: string, msg: string) => never): JsonObject[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || !value.every(isObject)) fail(where, 'must be a list of mappings');
+  return value as JsonObject[];
+}
+
+/** Builds a sandbox state from a parsed seed document; `source` names it in errors. */
+export function stateFromSeed(doc: unknown, source: string): SandboxState {
+  const fail = (where: string, msg: string): never => { throw new SeedError(source, where, msg); };
+  /** Runs an API-level operation, turning its 400 into a seed error at `where`. */
+  const apply = <T>(where: string, fn: () => T): T => {
+    try {
+      return fn();
+    } catch (err) {
+      if (err instanceof ApiError) return fail(err.body.attr ? `${where}.${err.body.attr}` : where, err.body.detail);
+      throw err;
+    }
+  };
+  if (doc === null || doc === undefined) doc = {};
+  if (!isObject(doc)) return fail('', 'must be a mapping with `organizations` (and optionally `keys`)');
+  for (const k of Object.keys(doc)) if (k !== 'organizations' && k !== 'keys') fail(k, 'unknown key (expected organizations, keys)');
+
+  const state = emptyState();
+  let nextProjectId = FIRST_PROJECT_ID;
+  const usedProjectIds = new Set<number>();
+
+  for (const [oi, org] of list(doc.organizations, 'organizations', fail).entries()) {
+    const at = `organizations[${oi}]`;
+    for (const k of Object.keys(org)) {
+      if (!['id', 'name', 'projects', 'proxy_records', 'roles'].includes(k)) fail(`${at}.${k}`, 'unknown key (expected id, name, projects, proxy_records, roles)');
+    }
+    const id = org.id === undefined ? uuidv7() : org.id;
+    if (typeof id !== 'string' || !isUuid(id)) fail(`${at}.id`, 'must be a UUID');
+    const orgId = id as string;
+    if (state.organizations.some((o) => o.id === orgId)) fail(`${at}.id`, `duplicate organization ${orgId}`);
+    const name = org.name === undefined ? `Organization ${oi + 1}` : org.name;
+    if (typeof name !== 'string' || name.trim() === '') fail(`${at}.name`, 'must be a non-empty string');
+    state.organizations.push({ id: orgId, name: name as string });
+
+    for (const [pi, p] of list(org.projects, `${at}.projects`, fail).entries()) {
+      const pat = `${at}.projects[${pi}]`;
+      const { id: rawId, feature_flags: flags, persons, ...fields } = p;
+      for (const k of Object.keys(fields)) if (!(k in PROJECT_RULES)) fail(`${pat}.${k}`, 'not a writable project field');
+      if (rawId !== undefined && (typeof rawId !== 'number' || !Number.isInteger(rawId) || rawId < 1)) fail(`${pat}.id`, 'must be a positive integer');
+      while (rawId === undefined && usedProjectIds.has(nextProjectId)) nextProjectId++;
+      const projectId = (rawId as number | undefined) ?? nextProjectId;
+      if (usedProjectIds.has(projectId)) fail(`${pat}.id`, `duplicate project id ${projectId}`);
+      usedProjectIds.add(projectId);
+      const project = newProject(projectId, orgId, `Project ${projectId}`);
+      applyProjectPatch(project, apply(pat, () => validateProjectPatch(fields)));
+      state.projects.push(project);
+
+      for (const [fi, flag] of list(flags, `${pat}.feature_flags`, fail).entries()) {
+        apply(`${pat}.feature_flags[${fi}]`, () => createFlag(state, projectId, flag));
+      }
+      const seen = new Set<string>();
+      for (const [xi, person] of list(persons, `${pat}.persons`, fail).entries()) {
+        const xat = `${pat}.persons[${xi}]`;
+        if (typeof person.distinct_id !== 'string' || person.distinct_id === '') fail(`${xat}.distinct_id`, 'must be a non-empty string');
+        const distinctId = person.distinct_id as string;
+        if (seen.has(distinctId)) fail(`${xat}.distinct_id`, `duplicate person ${distinctId}`);
+        seen.add(distinctId);
+        if (person.properties !== undefined && !isObject(person.properties)) fail(`${xat}.properties`, 'must be a mapping');
+        state.persons.push({ project: projectId, distinct_id: distinctId, properties: (person.properties as JsonObject | undefined) ?? {} });
+      }
+    }
+
+    for (const [ri, record] of list(org.proxy_records, `${at}.proxy_records`, fail).entries()) {
+      const rat = `${at}.proxy_records[${ri}]`;
+      const status = record.status ?? 'waiting';
+      if (typeof status !== 'string' || !(PROXY_STATUSES as readonly string[]).includes(status)) fail(`${rat}.status`, `must be one of ${PROXY_STATUSES.join(', ')}`);
+      const message = record.message ?? null;
+      if (message !== null && typeof message !== 'string') fail(`${rat}.message`, 'must be a string or null');
+      apply(rat, () => createProxyRecord(state, orgId, record, { status: status as string, message: message as string | null }));
+    }
+
+    for (const [ri, role] of list(org.roles, `${at}.roles`, fail).entries()) {
+      apply(`${at}.roles[${ri}]`, () => createRole(state, orgId, role));
+    }
+  }
+
+  for (const [ki, k] of list(doc.keys, 'keys', fail).entries()) {
+    const kat = `keys[${ki}]`;
+    if (typeof k.key !== 'string' || k.key.length < 8) fail(`${kat}.key`, 'must be a string of at least 8 characters (e.g. phx_readonly_…)');
+    const key = k.key as string;
+    if (state.keys.some((x) => x.key === key)) fail(`${kat}.key`, 'duplicate key');
+    const scopes = k.scopes;
+    if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === 'string' && (s === '*' || isScope(s)))) {
+      fail(`${kat}.scopes`, 'must be a list of scopes: *, project:read, project:write, organization:read, organization:write, feature_flag:read, feature_flag:write');
+    }
+    let orgs: string[] | null = null;
+    if (k.organizations !== undefined && k.organizations !== null) {
+      if (!Array.isArray(k.organizations) || !k.organizations.every((o) => typeof o === 'string')) fail(`${kat}.organizations`, 'must be a list of organization ids');
+      orgs = k.organizations as string[];
+    }
+    const label = typeof k.label === 'string' ? k.label : `seed key ${ki + 1}`;
+    state.keys.push({ key, label, scopes: scopes as string[], organizations: orgs });
+  }
+  return state;
+}

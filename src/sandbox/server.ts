@@ -1,0 +1,181 @@
+// The sandbox server: a local, stateful emulator of the API on loopback. startSandbox() picks
+// the initial state (state file, else seed, else the default workspace), listens, and runs
+// each request through stats, latency, rate limit and faults (all before any state change),
+// then the router.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { defaultState } from './defaults.js';
+import { ApiError, serverError, throttled } from './errors.js';
+import { FAULT_BODIES, FaultInjector } from './faults.js';
+import { parseJsonObject, readBody, sendJson } from './http.js';
+import { handleInternal, INTERNAL_PREFIX } from './internal.js';
+import { dispatch, matchRoute } from './router.js';
+import { ROUTES } from './routes/index.js';
+import { loadSeedFile, stateFromSeed, type SeedDocument } from './seed.js';
+import type { SandboxState } from './state.js';
+import { countRequest, emptyStats, type Stats } from './stats.js';
+import { loadStateFile, SandboxStore } from './store.js';
+
+export interface SandboxOptions {
+  /** 0 (the default) takes any free port. */
+  port?: number;
+  /** A loopback address only: 127.0.0.1 (default), ::1 or localhost. */
+  host?: string;
+  /** Keep state in this file: loaded at start when it exists, written atomically after every write. */
+  statePath?: string;
+  /** Initial workspace when there is no state file yet: a parsed seed document or the path of a YAML/JSON file. */
+  seed?: SeedDocument | string;
+  latencyMs?: number;
+  faultRate?: number;
+  /** Requests per sliding minute before answering 429; 0 or absent = unlimited. */
+  rateLimitPerMinute?: number;
+  /** Source of randomness for faults (tests pass a scripted one). */
+  random?: () => number;
+  /** Receives one line per request (the CLI passes one under --verbose). */
+  log?: (line: string) => void;
+}
+
+export interface SandboxHandle {
+  baseUrl: string;
+  /** A key with every scope in every organization. */
+  apiKey: string;
+  server: http.Server;
+  store: SandboxStore;
+  /** Live counters (also at GET /_sandbox/stats). */
+  stats: Stats;
+  /** Where the initial state came from. */
+  origin: 'state' | 'seed' | 'default';
+  stop(): Promise<void>;
+}
+
+/** Refused with a clear message: the sandbox has no authentication worth exposing to a network. */
+export class SandboxStartError extends Error {}
+
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127(?:\.\d{1,3}){3}$/.test(h);
+}
+
+async function initialState(opts: SandboxOptions): Promise<{ state: SandboxState; origin: SandboxHandle['origin'] }> {
+  if (opts.statePath) {
+    const loaded = await loadStateFile(opts.statePath);
+    if (loaded) return { state: loaded, origin: 'state' };
+  }
+  if (opts.seed !== undefined) {
+    const doc: unknown = typeof opts.seed === 'string' ? await loadSeedFile(opts.seed) : opts.seed;
+    return { state: stateFromSeed(doc, typeof opts.seed === 'string' ? opts.seed : '(document)'), origin: 'seed' };
+  }
+  return { state: defaultState(), origin: 'default' };
+}
+
+function checkNumber(name: string, value: number | undefined, min: number, max: number): number {
+  const v = value ?? 0;
+  if (!Number.isFinite(v) || v < min || v > max) throw new SandboxStartError(`${name} must be a number between ${min} and ${max}`);
+  return v;
+}
+
+export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHandle> {
+  const host = opts.host ?? '127.0.0.1';
+  if (!isLoopbackHost(host)) {
+    throw new SandboxStartError(`--host ${host} is not a loopback address: the sandbox only listens on 127.0.0.1, ::1 or localhost`);
+  }
+  const listenHost = host.toLowerCase() === 'localhost' ? '127.0.0.1' : host.replace(/^\[|\]$/g, '');
+  const port = checkNumber('port', opts.port, 0, 65535);
+  const faults = new FaultInjector({
+    latencyMs: checkNumber('latency', opts.latencyMs, 0, 600_000),
+    faultRate: checkNumber('fault rate', opts.faultRate, 0, 1),
+    rateLimitPerMinute: checkNumber('rate limit', opts.rateLimitPerMinute, 0, Number.MAX_SAFE_INTEGER),
+    random: opts.random ?? Math.random,
+  });
+
+  const { state, origin } = await initialState(opts);
+  const store = new SandboxStore(state, opts.statePath);
+  // A state file exists from the first moment on, so a restart finds the same keys and ids.
+  if (opts.statePath) await store.save();
+  const stats = emptyStats();
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      process.stderr.write(`hogsync sandbox: ${(err as Error).stack ?? String(err)}\n`);
+      if (!res.headersSent) sendJson(res, 500, serverError().body);
+    });
+  });
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const started = Date.now();
+    const method = (req.method ?? 'GET').toUpperCase();
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', `http://${req.headers.host ?? address}`);
+    } catch {
+      url = new URL(req.url ?? '/', baseUrl);
+    }
+    if (url.pathname.startsWith(INTERNAL_PREFIX) || url.pathname === INTERNAL_PREFIX.slice(0, -1)) {
+      req.resume();
+      handleInternal(method, url.pathname, stats, res);
+      return;
+    }
+    const match = matchRoute(ROUTES, url.pathname);
+    countRequest(stats, `${method} ${match ? match.route.pattern : '(unknown route)'}`);
+    let outcome = '';
+    try {
+      const raw = await readBody(req);
+      await faults.delay();
+      const wait = faults.throttle();
+      if (wait !== undefined) {
+        stats.throttled++;
+        throw throttled(wait);
+      }
+      // Faults strike before the route runs, so a faulted request never changes anything.
+      const fault = faults.draw();
+      if (fault) {
+        stats.faults++;
+        if (fault.kind === 'drop') {
+          outcome = 'dropped (injected)';
+          req.socket.destroy();
+          return;
+        }
+        outcome = `${fault.status} (injected)`;
+        sendJson(res, fault.status, FAULT_BODIES[fault.status]);
+        return;
+      }
+      const reply = await dispatch(match, {
+        method, url, authorization: req.headers.authorization, store,
+        body: () => parseJsonObject(raw, req.headers['content-type']),
+      });
+      sendJson(res, reply.status, reply.body);
+      outcome = String(reply.status);
+    } catch (err) {
+      const e = err instanceof ApiError ? err : serverError();
+      if (!(err instanceof ApiError)) process.stderr.write(`hogsync sandbox: ${method} ${url.pathname}: ${(err as Error).stack ?? String(err)}\n`);
+      sendJson(res, e.status, e.body, e.headers);
+      outcome = String(e.status);
+    } finally {
+      opts.log?.(`${method} ${url.pathname}${url.search} → ${outcome || res.statusCode} ${Date.now() - started}ms`);
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, listenHost, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const info = server.address() as AddressInfo;
+  const address = info.family === 'IPv6' ? `[${info.address}]:${info.port}` : `${info.address}:${info.port}`;
+  const baseUrl = `http://${address}`;
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      await store.flush();
+    })();
+    return stopping;
+  };
+
+  return { baseUrl, apiKey: state.primary_key, server, store, stats, origin, stop };
+}

@@ -1,0 +1,105 @@
+// The sandbox's whole state as one JSON document: what the store keeps in memory and writes
+// to --state FILE. Records are kept flat (each knows its organization or project) so that
+// lookups, pagination and persistence stay simple.
+import type { Json, JsonObject } from './json.js';
+
+/** The creator summary (`UserBasic` of the OpenAPI) the real API embeds in roles and flags. */
+export interface UserBasic extends JsonObject {
+  id: number;
+  uuid: string;
+  distinct_id: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  is_email_verified: boolean;
+  hedgehog_config: JsonObject | null;
+  role_at_organization: string | null;
+}
+
+export interface OrganizationState extends JsonObject { id: string; name: string }
+
+/** A project: every field of the API's ProjectBackwardCompat record, stored as answered. */
+export type ProjectState = JsonObject & { id: number; organization: string; name: string; api_token: string; updated_at: string };
+
+export interface ProxyRecordState extends JsonObject {
+  id: string;
+  organization: string;
+  domain: string;
+  target_cname: string;
+  status: string;
+  message: string | null;
+  created_at: string;
+  updated_at: string;
+  created_by: number | null;
+}
+
+export interface RoleState extends JsonObject {
+  id: string;
+  organization: string;
+  name: string;
+  feature_flags_access_level: number;
+  created_at: string;
+  created_by: number;
+  members: Json[];
+  is_default: boolean;
+}
+
+export interface FeatureFlagState extends JsonObject {
+  id: number;
+  project: number;
+  key: string;
+  name: string;
+  filters: JsonObject;
+  active: boolean;
+  deleted: boolean;
+  tags: Json[];
+  ensure_experience_continuity: boolean | null;
+  rollback_conditions: Json;
+  performed_rollback: boolean | null;
+  analytics_dashboards: Json[];
+  has_enriched_analytics: boolean | null;
+  is_remote_configuration: boolean | null;
+  has_encrypted_payloads: boolean | null;
+  evaluation_runtime: string | null;
+  creation_context: string;
+  usage_dashboard: number;
+  version: number;
+  created_at: string;
+  updated_at: string;
+  created_by: number;
+  last_modified_by: number;
+}
+
+export interface PersonState extends JsonObject { project: number; distinct_id: string; properties: JsonObject }
+
+export type Scope = `${'project' | 'organization' | 'feature_flag'}:${'read' | 'write'}`;
+export const ALL_SCOPES: readonly Scope[] = [
+  'project:read', 'project:write', 'organization:read', 'organization:write', 'feature_flag:read', 'feature_flag:write',
+];
+
+export interface ApiKeyState extends JsonObject {
+  key: string;
+  label: string;
+  /** Scopes granted; `*` grants all. */
+  scopes: string[];
+  /** Organizations the key may reach; null = every organization. */
+  organizations: string[] | null;
+}
+
+export interface SandboxState extends JsonObject {
+  format: 'hogsync-sandbox-state';
+  version: 1;
+  /** The key printed on start (every scope, every organization). */
+  primary_key: string;
+  user: UserBasic;
+  keys: ApiKeyState[];
+  organizations: OrganizationState[];
+  projects: ProjectState[];
+  proxy_records: ProxyRecordState[];
+  roles: RoleState[];
+  feature_flags: FeatureFlagState[];
+  persons: PersonState[];
+  next_ids: { feature_flag: number; dashboard: number };
+}
+
+export const STATE_FORMAT = 'hogsync-sandbox-state';

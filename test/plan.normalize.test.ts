@@ -1,0 +1,73 @@
+// One test per normalization rule (src/plan/normalize.ts): values equal under a rule are no change.
+import { describe, expect, it } from 'vitest';
+import { RULES, sameValue, dropServerAdded, canonicalJson } from '../src/plan/normalize.js';
+import { featureFlag } from '../src/resources/feature_flag.js';
+import { project } from '../src/resources/project.js';
+
+describe('normalization rules', () => {
+  it('every rule explains itself', () => {
+    for (const rule of Object.values(RULES)) expect(rule.explains.length).toBeGreaterThan(10);
+  });
+
+  it('plain: null equals absent, other values compare exactly', () => {
+    expect(sameValue('plain', null, undefined)).toBe(true);
+    expect(sameValue('plain', 'Web app', 'Web app')).toBe(true);
+    expect(sameValue('plain', 'Web app', 'web app')).toBe(false);
+    expect(sameValue('plain', true, 'true')).toBe(false);
+    expect(sameValue('plain', ['a', 'b'], ['b', 'a'])).toBe(false);
+  });
+
+  it('decimal: "0.5" = "0.50" = 0.5, but not "0.05"', () => {
+    expect(sameValue('decimal', '0.5', '0.50')).toBe(true);
+    expect(sameValue('decimal', 0.5, '0.50')).toBe(true);
+    expect(sameValue('decimal', '1', '1.00')).toBe(true);
+    expect(sameValue('decimal', '.5', '0.50')).toBe(true);
+    expect(sameValue('decimal', '0.5', '0.05')).toBe(false);
+    expect(sameValue('decimal', null, '0.00')).toBe(false);
+    expect(sameValue('decimal', null, undefined)).toBe(true);
+  });
+
+  it('integer: 1 = "1", but 1 ≠ "1.5" and 0 ≠ null', () => {
+    expect(sameValue('integer', 1, '1')).toBe(true);
+    expect(sameValue('integer', '37', 37)).toBe(true);
+    expect(sameValue('integer', 1, '1.5')).toBe(false);
+    expect(sameValue('integer', 0, null)).toBe(false);
+  });
+
+  it('domain: case and a trailing dot do not matter', () => {
+    expect(sameValue('domain', 'E.Example.COM.', 'e.example.com')).toBe(true);
+    expect(sameValue('domain', 'e.example.com', 'f.example.com')).toBe(false);
+  });
+
+  it('untyped: null equals absent, at the top and inside objects, and key order does not matter', () => {
+    expect(sameValue('untyped', null, undefined)).toBe(true);
+    expect(sameValue('untyped', { a: 1 }, { a: 1, b: null })).toBe(true);
+    expect(sameValue('untyped', { a: 1, b: 2 }, { b: 2, a: 1 })).toBe(true);
+    expect(sameValue('untyped', [{ a: 1 }], [{ a: 1, extra: null }])).toBe(true);
+    expect(sameValue('untyped', { a: 1 }, { a: 1, b: 0 })).toBe(false);
+    expect(sameValue('untyped', { a: [] }, { a: {} })).toBe(false);
+  });
+
+  it('server-added keys inside objects are ignored unless the file declares them', () => {
+    const declared = { groups: [{ properties: [], rollout_percentage: 20 }] };
+    const live = { groups: [{ properties: [], rollout_percentage: 20, variant: null }], payloads: {}, multivariate: null };
+    const patterns = featureFlag.serverAddedKeys?.filters ?? [];
+    expect(sameValue('untyped', declared, live, patterns)).toBe(true);
+    // Declared payloads are compared.
+    expect(sameValue('untyped', { ...declared, payloads: { true: '{"a":1}' } }, live, patterns)).toBe(false);
+    expect(dropServerAdded({ a: 1, payloads: {} }, {}, ['payloads'])).toEqual({ a: 1 });
+    expect(dropServerAdded({ g: [{ s: 1, k: 2 }] }, {}, ['g[].s'])).toEqual({ g: [{ k: 2 }] });
+  });
+
+  it('each project field uses the rule its schema annotation names', () => {
+    expect(project.fields.session_recording_sample_rate?.compare).toBe('decimal');
+    expect(project.fields.week_start_day?.compare).toBe('integer');
+    expect(project.fields.test_account_filters?.compare).toBe('untyped');
+    expect(project.fields.slack_incoming_webhook?.sensitive).toBe(true);
+    expect(featureFlag.fields.filters?.compare).toBe('untyped');
+  });
+
+  it('canonical JSON sorts keys so digests do not depend on key order', () => {
+    expect(canonicalJson({ b: 1, a: [{ d: 1, c: 2 }] })).toBe(canonicalJson({ a: [{ c: 2, d: 1 }], b: 1 }));
+  });
+});
