@@ -2,11 +2,11 @@
 // (Retry-After, the body's "Expected available in N seconds", jittered backoff), and what
 // is never replayed (a POST that may have reached the server).
 import { afterEach, describe, expect, it } from 'vitest';
-import { JSON_HEADERS, mockApi, rejection, socketError, type MockApi } from './support/mock-api.js';
+import { JSON_HEADERS, closeMockApis, mockApi, rejection, socketError, type MockApi } from './support/mock-api.js';
 
 const PATH = '/api/organizations/0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f/roles/';
 let api: MockApi;
-afterEach(async () => { await api.agent.close(); });
+afterEach(closeMockApis);
 
 describe('API client retries', () => {
   it('retries a GET after a connection reset, then succeeds', async () => {
@@ -127,7 +127,7 @@ describe('API client retries', () => {
     api.pool.intercept({ path: PATH, method: 'GET' }).replyWithError(socketError('ECONNREFUSED')).times(3);
     const err = await rejection(api.client.request('GET', PATH));
     expect(err.code).toBe('network');
-    expect(err.format()).toBe(`GET ${PATH}: connection refused (ECONNREFUSED); gave up after 3 attempts`);
+    expect(err.format()).toBe(`GET ${PATH}: connection refused (ECONNREFUSED) (gave up after 3 attempts)`);
   });
 
   it('does not retry an error it cannot recognise', async () => {

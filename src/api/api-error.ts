@@ -31,11 +31,16 @@ export function errorMessage(status: number, contentType: string | undefined, te
     const excerpt = bodyExcerpt(text);
     return excerpt === '' ? parsed.problem : `${parsed.problem}: ${excerpt}`;
   }
-  if (parsed.value === null) return `${STATUS_CODES[status] ?? 'error'} (empty body)`;
-  return oneLine(describeJsonError(parsed.value));
+  const reason = STATUS_CODES[status] ?? 'error';
+  if (parsed.value === null) return `${reason} (empty body)`;
+  const described = describeJsonError(parsed.value);
+  if (described !== undefined) return oneLine(described);
+  const json = JSON.stringify(parsed.value);
+  return json === '{}' || json === '[]' ? reason : oneLine(`${reason}: ${json}`);
 }
 
-function describeJsonError(value: unknown): string {
+/** The message of the API's error shapes, or undefined for a body of another shape. */
+function describeJsonError(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (isRecord(value)) {
     const { detail, attr, code } = value;
@@ -47,7 +52,7 @@ function describeJsonError(value: unknown): string {
     if (fields.length > 0) return fields.map(([k, v]) => `${k}: ${(v as string[]).join(' ')}`).join('; ');
     if (typeof code === 'string') return `error code ${code}`;
   }
-  return JSON.stringify(value);
+  return undefined;
 }
 
 /** A short, single-line look at a non-JSON body: an HTML page's title, else its text without tags. */
@@ -63,10 +68,13 @@ export function oneLine(s: string, max = EXCERPT): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** Replace every occurrence of the key (and any bearer token) so no message can carry it. */
+/**
+ * Replace every occurrence of the key (and any bearer token) so no message can carry it.
+ * Case-insensitive: a key that went through a hostname or a header comes back lower-cased.
+ */
 export function redact(text: string, secret: string): string {
   let out = text.replace(/(Bearer\s+)\S+/gi, '$1[redacted]');
-  if (secret.length >= 4) out = out.split(secret).join('[redacted]');
+  if (secret.length >= 4) out = out.replace(new RegExp(secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), '[redacted]');
   return out;
 }
 

@@ -82,7 +82,11 @@ export class ApiClient {
 
   constructor(options: ClientOptions) {
     this.apiKey = checkApiKey(options.apiKey);
-    this.base = parseBaseUrl(options.baseUrl);
+    try {
+      this.base = parseBaseUrl(options.baseUrl);
+    } catch (err) {
+      throw this.scrubbed(err);
+    }
     this.parallelism = positive('parallelism', options.parallelism ?? 10, true);
     this.timeoutMs = positive('timeoutMs', options.timeoutMs ?? 30_000, true);
     this.maxRetries = options.maxRetries ?? 5;
@@ -129,7 +133,7 @@ export class ApiClient {
     const first = this.resolve(path, 'send a request to');
     return collectPages<T>(first, {
       parallelism: this.parallelism,
-      follow: (next) => this.resolve(next, 'follow next link to'),
+      follow: (next, from) => this.resolve(next, 'follow next link to', { method: 'GET', path: from.path }),
       fetch: async (url) => {
         const res = await this.send<unknown>('GET', url, {});
         return { status: res.status, body: res.body, path: displayPath(this.base, url) };
@@ -141,11 +145,12 @@ export class ApiClient {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
 
-  private resolve(pathOrUrl: string, what: string): URL {
+  /** `request`: the request that carried the URL (a list page for a next link). */
+  private resolve(pathOrUrl: string, what: string, request?: RequestInfo): URL {
     try {
       return resolveUrl(this.base, pathOrUrl, what);
     } catch (err) {
-      throw this.scrubbed(err);
+      throw this.scrubbed(err, request);
     }
   }
 
@@ -177,7 +182,7 @@ export class ApiClient {
         }
         let message = outcome.detail;
         if (!replayable && outcome.kind !== 'fatal') message += `; not retried: ${method} is not idempotent; the change may or may not have been applied`;
-        else if (replayable) message += `; gave up after ${attempt + 1} attempts`;
+        else if (replayable) message += gaveUp(attempt + 1);
         throw this.fail('network', message, { method, path });
       }
 
@@ -206,7 +211,7 @@ export class ApiClient {
           await this.backoff(method, path, status, waitMs);
           continue;
         }
-        throw this.fail('api', `${errorMessage(status, outcome.headers['content-type'], outcome.text)} (gave up after ${attempt + 1} attempts)`, { method, path, status });
+        throw this.fail('api', `${errorMessage(status, outcome.headers['content-type'], outcome.text)}${gaveUp(attempt + 1)}`, { method, path, status });
       }
       throw this.fail('api', errorMessage(status, outcome.headers['content-type'], outcome.text), { method, path, status });
     }
@@ -227,9 +232,12 @@ export class ApiClient {
     return new HogsyncError(code, redact(message, this.apiKey), { request: { ...request, path: redact(request.path, this.apiKey) } });
   }
 
-  private scrubbed(err: unknown): unknown {
+  private scrubbed(err: unknown, request?: RequestInfo): unknown {
     if (!(err instanceof HogsyncError)) return err;
-    return new HogsyncError(err.code, redact(err.message, this.apiKey), { request: err.request });
+    const where = request ?? err.request;
+    return where === undefined
+      ? new HogsyncError(err.code, redact(err.message, this.apiKey))
+      : this.fail(err.code, err.message, where);
   }
 }
 
@@ -254,6 +262,10 @@ function clockFrom(options: ClientOptions): Clock {
       await sleep(ms);
     },
   };
+}
+
+function gaveUp(attempts: number): string {
+  return attempts > 1 ? ` (gave up after ${attempts} attempts)` : '';
 }
 
 function checkApiKey(raw: string | undefined): string {

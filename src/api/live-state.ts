@@ -55,13 +55,23 @@ export async function readLiveState(api: ApiReader, desired: DesiredState, paral
   // Every GET is one unit of work, so reads of many projects share the parallelism fairly.
   const units: Array<{ read: Read; id?: number }> = reads.flatMap((read) => (read.ids ? read.ids.map((id) => ({ read, id })) : [{ read }]));
   const results = await mapLimit(units, parallelism, async ({ read, id }) => {
-    if (id === undefined) return api.listAll(read.kind.collectionPath(read.scope));
+    if (id === undefined) return listOrEmpty(api, read);
     const record = await getOrNull(api, read.kind.itemPath(read.scope, id));
     return record ? [record] : [];
   });
   const byRead = new Map<Read, LiveRecord[]>();
   units.forEach((unit, i) => byRead.set(unit.read, [...(byRead.get(unit.read) ?? []), ...(results[i] ?? [])]));
   return liveStateOf(reads.map((read) => ({ kind: read.kind, scope: read.scope, records: byRead.get(read) ?? [] })));
+}
+
+/** A project's collection answers 404 when the project does not exist: the planner names it then. */
+async function listOrEmpty(api: ApiReader, read: Read): Promise<LiveRecord[]> {
+  try {
+    return await api.listAll(read.kind.collectionPath(read.scope));
+  } catch (err) {
+    if (read.kind.parent === 'project' && err instanceof HogsyncError && err.request?.status === 404) return [];
+    throw err;
+  }
 }
 
 async function getOrNull(api: ApiReader, path: string): Promise<LiveRecord | null> {

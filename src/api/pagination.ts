@@ -14,8 +14,8 @@ export interface Page {
 
 export interface PageSource {
   fetch(url: URL): Promise<Page>;
-  /** Resolve a `next` link, refusing any origin but the base URL's. */
-  follow(next: string): URL;
+  /** Resolve a `next` link found on page `from`, refusing any origin but the base URL's. */
+  follow(next: string, from: Page): URL;
   parallelism: number;
 }
 
@@ -29,16 +29,19 @@ export async function collectPages<T>(first: URL, source: PageSource): Promise<T
   if (Array.isArray(firstPage.body)) return firstPage.body as T[];
   const head = envelope(firstPage);
   const items: unknown[] = [...head.results];
-  let next = head.next === null ? undefined : source.follow(head.next);
+  let next = head.next === null ? undefined : source.follow(head.next, firstPage);
   if (next === undefined) return items as T[];
 
   const planned = plannedPages(first, head, next);
   if (planned !== undefined) {
-    const pages = await mapLimit(planned, source.parallelism, async (url) => envelope(await source.fetch(url)));
-    for (const page of pages) items.push(...page.results);
+    const pages = await mapLimit(planned, source.parallelism, async (url) => {
+      const page = await source.fetch(url);
+      return { page, list: envelope(page) };
+    });
+    for (const { list } of pages) items.push(...list.results);
     // The list grew while we read it: pick up the rest by following links.
     const last = pages.at(-1);
-    next = last?.next == null ? undefined : source.follow(last.next);
+    next = last === undefined || last.list.next === null ? undefined : source.follow(last.list.next, last.page);
   }
 
   const seen = new Set<string>();
@@ -47,9 +50,10 @@ export async function collectPages<T>(first: URL, source: PageSource): Promise<T
       throw new HogsyncError('api', `the list does not end: its next link repeats (${next.pathname}${next.search})`, { request: { method: 'GET', path: firstPage.path } });
     }
     seen.add(next.href);
-    const page = envelope(await source.fetch(next));
-    items.push(...page.results);
-    next = page.next === null ? undefined : source.follow(page.next);
+    const page = await source.fetch(next);
+    const list = envelope(page);
+    items.push(...list.results);
+    next = list.next === null ? undefined : source.follow(list.next, page);
   }
   return items as T[];
 }
@@ -87,6 +91,6 @@ function envelope(page: Page): Envelope {
       return { results, next: typeof next === 'string' && next !== '' ? next : null, count: typeof count === 'number' ? count : undefined };
     }
   }
-  const got = body === null ? 'an empty body' : Array.isArray(body) ? 'an array' : `a ${typeof body}`;
+  const got = body === null ? 'an empty body' : Array.isArray(body) ? 'an array' : typeof body === 'object' ? 'an object without results' : `a ${typeof body}`;
   throw new HogsyncError('api', `expected a list page ({"results": [...], "next": ...}), got ${got}`, { request: { method: 'GET', path: page.path, status: page.status } });
 }

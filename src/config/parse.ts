@@ -1,7 +1,8 @@
 // YAML text → plain JSON data plus the line:col of every value and key, with guards against
 // hostile input: alias bombs, cyclic or dangling aliases, deep nesting, duplicate keys,
 // prototype-polluting keys, custom tags, several documents, a root that is not a mapping.
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node as YamlNode } from 'yaml';
+import type { Document, Node as YamlNode } from 'yaml';
+import { loadYaml } from './compiled.js';
 import { childPointer } from './pointer.js';
 import type { ConfigProblem } from './problems.js';
 
@@ -49,6 +50,7 @@ function shortTag(tag: string): string {
 class Abort extends Error {}
 
 export function parseYaml(file: string, text: string): ParseResult {
+  const { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } = loadYaml();
   const lineCounter = new LineCounter();
   const at = (offset: number): Pos => {
     const p = lineCounter.linePos(offset);

@@ -1,6 +1,6 @@
 // Runs the schema validator that scripts/build-validator.js compiled ahead of time (so no
 // run pays for compiling the schema) and explains its errors.
-import validate from './schema-validator.cjs';
+import { loadSchemaValidator } from './compiled.js';
 import { splitPointer } from './pointer.js';
 import { schemaAt } from './schema-doc.js';
 import { explainErrors, type SchemaIssue } from './schema-messages.js';
@@ -12,6 +12,7 @@ export type { SchemaIssue } from './schema-messages.js';
  * interpolated strings to their variables: such values, like x-sensitive fields, are never shown.
  */
 export function checkSchema(data: unknown, envSources: ReadonlyMap<string, readonly string[]>): SchemaIssue[] {
+  const validate = loadSchemaValidator();
   if (validate(data)) return [];
   const secret = (pointer: string): string | undefined => {
     const names = envSources.get(pointer);

@@ -24,7 +24,9 @@ export function renderText(plan: Plan, options: { color: boolean }): string {
             out.push(line.sign === ' ' ? text : paint(line.sign, text));
           }
         } else {
-          out.push(`      ${field.path}: ${inline(field.before)} → ${inline(field.after)}`);
+          out.push(plan.kind === 'drift'
+            ? `      ${field.path}: live ${inline(field.before)}, files say ${inline(field.after)}`
+            : `      ${field.path}: ${inline(field.before)} → ${inline(field.after)}`);
         }
       }
       const blast = blastRadiusLine(change);

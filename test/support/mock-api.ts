@@ -15,8 +15,16 @@ export interface MockApi {
   events: ClientEvent[];
 }
 
+const open: MockAgent[] = [];
+
+/** Close every MockAgent made since the last call (for afterEach). */
+export async function closeMockApis(): Promise<void> {
+  await Promise.all(open.splice(0).map((agent) => agent.close()));
+}
+
 export function mockApi(options: Partial<ClientOptions> = {}): MockApi {
   const agent = new MockAgent();
+  open.push(agent);
   agent.disableNetConnect();
   const sleeps: number[] = [];
   const events: ClientEvent[] = [];

@@ -1,0 +1,54 @@
+// `npm run demo`: starts a sandbox from the example seed, then runs
+// plan → apply → plan (no changes) → an edit made outside hogsync → drift, and stops the sandbox.
+import { spawn, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const bin = fileURLToPath(new URL('../bin/hogsync.js', import.meta.url));
+const config = 'examples/basic';
+const org = '0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f';
+
+function startSandbox() {
+  const child = spawn(process.execPath, [bin, 'sandbox', '--port', '0', '--seed', 'examples/sandbox-seed.yaml'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    const env = {};
+    const lines = createInterface({ input: child.stdout });
+    lines.on('line', (line) => {
+      const m = /^(HOGSYNC_BASE_URL|HOGSYNC_API_KEY)=(.*)$/.exec(line);
+      if (m) env[m[1]] = m[2];
+      if (env.HOGSYNC_BASE_URL && env.HOGSYNC_API_KEY) resolve({ child, env });
+    });
+    child.on('exit', (code) => reject(new Error(`the sandbox exited (${code}) before it was ready`)));
+  });
+}
+
+function step(title, args, env, expected) {
+  process.stdout.write(`\n\u001b[1m── ${title}\u001b[0m\n$ hogsync ${args.join(' ')}\n`);
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: 'inherit' });
+  if (r.status !== expected) throw new Error(`hogsync ${args[0]} exited ${r.status}, expected ${expected}`);
+}
+
+const { child, env } = await startSandbox();
+let failed = false;
+try {
+  process.stdout.write(`Sandbox running at ${env.HOGSYNC_BASE_URL} (seeded from examples/sandbox-seed.yaml)\n`);
+  step('1. plan: what would change', ['plan', config], env, 0);
+  step('2. apply: make it so', ['apply', config, '--auto-approve'], env, 0);
+  step('3. plan again: nothing left to do', ['plan', config, '--detailed-exitcode'], env, 0);
+  process.stdout.write('\n\u001b[1m── 4. someone changes project 12345\'s time zone by hand, outside git\u001b[0m\n');
+  const res = await fetch(`${env.HOGSYNC_BASE_URL}/api/organizations/${org}/projects/12345/`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${env.HOGSYNC_API_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ timezone: 'America/New_York' }),
+  });
+  if (!res.ok) throw new Error(`the manual edit failed: ${res.status}`);
+  step('5. drift: the scheduled job notices (exit 2)', ['drift', config], env, 2);
+  process.stdout.write('\nDemo complete. Try: hogsync plan examples/basic --format markdown\n');
+} catch (err) {
+  failed = true;
+  process.stderr.write(`demo failed: ${err.message}\n`);
+} finally {
+  child.kill('SIGTERM');
+}
+process.exitCode = failed ? 1 : 0;

@@ -1,0 +1,62 @@
+// The parallelism limit: however many calls are made at once, no more than `parallelism`
+// requests of one client are in flight; pages are mapped with the same bound.
+import { afterEach, describe, expect, it } from 'vitest';
+import { Semaphore, mapLimit } from '../src/api/concurrency.js';
+import { JSON_HEADERS, closeMockApis, mockApi } from './support/mock-api.js';
+
+afterEach(closeMockApis);
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('parallelism', () => {
+  it('keeps at most `parallelism` requests in flight', async () => {
+    const api = mockApi({ parallelism: 4 });
+    let inFlight = 0;
+    let maxInFlight = 0;
+    api.pool.intercept({ path: (p) => p.startsWith('/api/items/'), method: 'GET' }).reply(200, async () => {
+      inFlight += 1;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      for (let i = 0; i < 5; i++) await tick();
+      inFlight -= 1;
+      return { ok: true };
+    }, JSON_HEADERS).persist();
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => api.client.request('GET', `/api/items/${i}/`)));
+    expect(results).toHaveLength(30);
+    expect(maxInFlight).toBe(4);
+    expect(api.client.stats.requests).toBe(30);
+  });
+
+  it('Semaphore runs tasks first come, first served', async () => {
+    const slots = new Semaphore(1);
+    const order: number[] = [];
+    await Promise.all([1, 2, 3, 4].map((n) => slots.run(async () => {
+      await tick();
+      order.push(n);
+    })));
+    expect(order).toEqual([1, 2, 3, 4]);
+  });
+
+  it('mapLimit keeps order and bounds pending calls', async () => {
+    let pending = 0;
+    let maxPending = 0;
+    const out = await mapLimit([5, 1, 4, 2, 3], 2, async (n) => {
+      pending += 1;
+      maxPending = Math.max(maxPending, pending);
+      for (let i = 0; i < n; i++) await tick();
+      pending -= 1;
+      return n * 10;
+    });
+    expect(out).toEqual([50, 10, 40, 20, 30]);
+    expect(maxPending).toBe(2);
+  });
+
+  it('mapLimit stops starting work after a failure and reports it', async () => {
+    const started: number[] = [];
+    await expect(mapLimit([1, 2, 3, 4, 5, 6], 1, async (n) => {
+      started.push(n);
+      if (n === 2) throw new Error('page 2 failed');
+      return n;
+    })).rejects.toThrow('page 2 failed');
+    expect(started).toEqual([1, 2]);
+  });
+});

@@ -1,0 +1,124 @@
+// The client-side rate limit, in virtual time: against a server that allows R requests in
+// any sliding 60 s window, a client set to R must never be throttled and must still get
+// ≥ 90 % of R; a 429 holds every request of the client. No test here waits on a wall clock.
+import { afterEach, describe, expect, it } from 'vitest';
+import { RateLimiter } from '../src/api/rate-limit.js';
+import { JSON_HEADERS, closeMockApis, mockApi } from './support/mock-api.js';
+import { VirtualClock, seeded } from './support/virtual-clock.js';
+
+afterEach(closeMockApis);
+
+/** A server-side sliding-window limiter (as Django REST framework's throttles): R per 60 s. */
+class SlidingWindowServer {
+  private readonly hits: number[] = [];
+  accepted = 0;
+  throttled = 0;
+  constructor(private readonly limit: number) {}
+  hit(t: number): boolean {
+    while (this.hits.length > 0 && (this.hits[0] as number) <= t - 60_000) this.hits.shift();
+    if (this.hits.length >= this.limit) {
+      this.throttled += 1;
+      return false;
+    }
+    this.hits.push(t);
+    this.accepted += 1;
+    return true;
+  }
+}
+
+async function simulate(rpm: number, workers: number, minutes: number, maxLatencyMs: number): Promise<SlidingWindowServer> {
+  const clock = new VirtualClock();
+  const random = seeded(rpm * 31 + workers);
+  const limiter = new RateLimiter({ requestsPerMinute: rpm, clock });
+  const server = new SlidingWindowServer(rpm);
+  const end = minutes * 60_000;
+  const worker = async (): Promise<void> => {
+    while (clock.now() < end) {
+      await limiter.acquire();
+      if (clock.now() >= end) return;
+      // The request travels for a while (varying), is counted on arrival, and is answered.
+      await clock.sleep(random() * maxLatencyMs);
+      server.hit(clock.now());
+      await clock.sleep(random() * maxLatencyMs);
+    }
+  };
+  await clock.run(Promise.all(Array.from({ length: workers }, worker)));
+  return server;
+}
+
+describe('client-side rate limit', () => {
+  it.each([
+    [480, 10, 300],
+    [480, 50, 1500],
+    [60, 10, 300],
+    [7, 3, 500],
+  ])('%i req/min with %i workers and up to %i ms latency: no 429, at least 90 percent of the limit', async (rpm, workers, latency) => {
+    const minutes = 10;
+    const server = await simulate(rpm, workers, minutes, latency);
+    expect(server.throttled).toBe(0);
+    expect(server.accepted).toBeGreaterThanOrEqual(0.9 * rpm * minutes);
+  });
+
+  it('spaces requests 60000/R ms apart after a small initial burst', async () => {
+    const clock = new VirtualClock();
+    const limiter = new RateLimiter({ requestsPerMinute: 60, burst: 3, clock });
+    const sent: number[] = [];
+    await clock.run((async () => {
+      for (let i = 0; i < 8; i++) {
+        await limiter.acquire();
+        sent.push(clock.now());
+      }
+    })());
+    expect(sent).toEqual([0, 0, 0, 1000, 2000, 3000, 4000, 5000]);
+  });
+
+  it('pause() holds every waiting request, then resumes without a burst', async () => {
+    const clock = new VirtualClock();
+    const limiter = new RateLimiter({ requestsPerMinute: 600, burst: 5, clock });
+    const sent: number[] = [];
+    await clock.run((async () => {
+      await limiter.acquire();
+      limiter.pause(5000);
+      await Promise.all(Array.from({ length: 3 }, async () => {
+        await limiter.acquire();
+        sent.push(clock.now());
+      }));
+    })());
+    expect(sent).toEqual([5000, 5100, 5200]);
+  });
+
+  it('applies through the client: request times follow the limit', async () => {
+    const clock = new VirtualClock();
+    const api = mockApi({ requestsPerMinute: 120, parallelism: 10, now: clock.now, sleep: clock.sleep });
+    const arrivals: number[] = [];
+    api.pool.intercept({ path: '/api/x/', method: 'GET' }).reply(200, () => {
+      arrivals.push(clock.now());
+      return {};
+    }, JSON_HEADERS).persist();
+    await clock.run(Promise.all(Array.from({ length: 20 }, () => api.client.request('GET', '/api/x/'))));
+    // 120/min: a burst of min(10, 120/10) = 10, then one every 500 ms.
+    expect(arrivals.slice(0, 10)).toEqual(Array(10).fill(0));
+    expect(arrivals.slice(10)).toEqual([500, 1000, 1500, 2000, 2500, 3000, 3500, 4000, 4500, 5000]);
+  });
+
+  it('a 429 pauses the other requests of the client too', async () => {
+    const clock = new VirtualClock();
+    const api = mockApi({ requestsPerMinute: Infinity, parallelism: 4, now: clock.now, sleep: clock.sleep });
+    const arrivals: Array<[string, number]> = [];
+    api.pool.intercept({ path: '/api/a/', method: 'GET' }).reply(429, () => {
+      arrivals.push(['a', clock.now()]);
+      return { detail: 'Request was throttled. Expected available in 30 seconds.' };
+    }, JSON_HEADERS);
+    api.pool.intercept({ path: (p) => p.startsWith('/api/'), method: 'GET' }).reply(200, (opts) => {
+      arrivals.push([String(opts.path).slice(5, 6), clock.now()]);
+      return {};
+    }, JSON_HEADERS).persist();
+    await clock.run((async () => {
+      const a = api.client.request('GET', '/api/a/');
+      // b and c start 1 s later, while a is waiting out its 429.
+      await clock.sleep(1000);
+      await Promise.all([a, api.client.request('GET', '/api/b/'), api.client.request('GET', '/api/c/')]);
+    })());
+    expect(arrivals).toEqual([['a', 0], ['a', 30_000], ['b', 30_000], ['c', 30_000]]);
+  });
+});
