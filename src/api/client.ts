@@ -101,9 +101,9 @@ export class ApiClient {
     this.dispatcher = options.dispatcher ?? new Agent({
       connections: this.parallelism,
       keepAliveTimeout: 10_000,
-      // Our own timer bounds each attempt; these are a backstop at the same value.
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
+      // Our own timer bounds each attempt; these are a backstop, late enough to never win.
+      headersTimeout: this.timeoutMs + 1_000,
+      bodyTimeout: this.timeoutMs + 1_000,
       connect: { timeout: Math.min(this.timeoutMs, 10_000) },
     });
     this.headers = {

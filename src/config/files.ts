@@ -1,9 +1,10 @@
 // Which files a command reads, and reading them safely: a directory means every *.yaml /
 // *.yml directly in it (sorted, dotfiles skipped); no argument means ./hogsync.yaml.
 // Paths keep the user's spelling so that errors point where the user looks.
+import { isUtf8 } from 'node:buffer';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { HogsyncError } from '../errors.js';
+import { HogsyncError, type FilePosition } from '../errors.js';
 import type { ConfigProblem } from './problems.js';
 
 export const DEFAULT_CONFIG_FILE = 'hogsync.yaml';
@@ -81,9 +82,15 @@ export async function readConfigFile(file: string, cwd: string = process.cwd()):
   if (bytes.length > MAX_FILE_BYTES) {
     return { problem: { position: at, message: `file is too large: ${bytes.length} bytes (the limit is ${MAX_FILE_BYTES} bytes, 5 MiB)` } };
   }
-  try {
-    return { text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes) };
-  } catch {
-    return { problem: { position: at, message: 'file is not valid UTF-8 text' } };
-  }
+  if (isUtf8(bytes)) return { text: bytes.toString('utf8').replace(/^\uFEFF/, '') };
+  return { problem: { position: firstInvalidByte(file, bytes), message: 'file is not valid UTF-8 text; save it as UTF-8' } };
+}
+
+/** Where decoding first failed: the first replacement character, unless the file has real ones. */
+function firstInvalidByte(file: string, bytes: Buffer): FilePosition {
+  const text = bytes.toString('utf8');
+  const at = text.indexOf('\uFFFD');
+  if (at === -1 || bytes.includes(Buffer.from([0xef, 0xbf, 0xbd]))) return { file, line: 1, col: 1 };
+  const before = text.slice(0, at).split('\n');
+  return { file, line: before.length, col: before[before.length - 1]!.length + 1 };
 }

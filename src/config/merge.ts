@@ -112,8 +112,8 @@ export function mergeFiles(files: readonly LoadedFile[]): { state: DesiredState;
       }
       const label = kind.name.replace(/_/g, ' ');
       const shownKey = kind.name === 'feature_flag' ? `${item.project}/${item.key}` : item.key;
-      const caseNote = first.item.key !== item.key && kind.matchKey(first.item.key) === kind.matchKey(item.key)
-        ? ` (as "${first.item.key}" first; ${label} identities ignore case)` : '';
+      // Say why two different spellings are the same item (role names ignore case).
+      const caseNote = first.item.key !== item.key ? ` (${label} ${kind.identityField}s ignore case: "${first.item.key}" and "${item.key}")` : '';
       const hint = kind.name === 'project' ? '; a project may repeat only as `id` plus `feature_flags`' : '';
       problems.push({
         position: item.position,

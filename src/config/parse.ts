@@ -103,6 +103,8 @@ export function parseYaml(file: string, text: string): ParseResult {
   const poisoned = new Set<string>();
   let expanded = 0;
   const resolving = new Set<YamlNode>();
+  /** The outermost alias being expanded: where an alias bomb is reported. */
+  let outerAlias: Pos | undefined;
 
   const nodePos = (node: YamlNode | null | undefined, fallback: Pos): Pos => (node?.range ? at(node.range[0]) : fallback);
 
@@ -115,7 +117,7 @@ export function parseYaml(file: string, text: string): ParseResult {
 
   const walk = (node: unknown, pointer: string, depth: number, inAlias: boolean, fallback: Pos): unknown => {
     if (inAlias && ++expanded > MAX_ALIAS_EXPANSION) {
-      problem(fallback, `YAML aliases expand to more than ${MAX_ALIAS_EXPANSION} values (an alias bomb?); write the values out instead`);
+      problem(outerAlias ?? fallback, `YAML aliases expand to more than ${MAX_ALIAS_EXPANSION} values (an alias bomb?); write the values out instead`);
       throw new Abort();
     }
     if (depth > MAX_DEPTH) {
@@ -138,6 +140,7 @@ export function parseYaml(file: string, text: string): ParseResult {
         throw new Abort();
       }
       resolving.add(target);
+      if (!inAlias) outerAlias = pos;
       const value = walk(target, pointer, depth, true, pos);
       resolving.delete(target);
       // Errors in an aliased value point at the alias: that is where the value is used.

@@ -5,9 +5,13 @@ import { loadSchemaText } from '../resources/schema-fields.js';
 export interface SchemaNode {
   type?: string | string[];
   properties?: Record<string, SchemaNode>;
+  patternProperties?: Record<string, SchemaNode>;
   items?: SchemaNode;
   $ref?: string;
   enum?: unknown[];
+  pattern?: string;
+  format?: string;
+  maxLength?: number;
   description?: string;
   additionalProperties?: boolean | SchemaNode;
   'x-sensitive'?: boolean;

@@ -81,14 +81,22 @@ function orList(items: readonly string[]): string {
   return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
 }
 
-function human(def: string | null): string {
-  return def === null ? 'the top level' : def.replace(/_/g, ' ');
+function human(def: string): string {
+  return def.replace(/_/g, ' ');
 }
 
 function typeList(types: readonly string[]): string[] {
   // null only means "unset"; naming it in every message adds noise, not help.
   const real = types.filter((t) => t !== 'null');
   return (real.length > 0 ? real : types).map((t) => TYPE_NAMES[t] ?? t);
+}
+
+/** Whether quoting a number would make it valid: "0.5" for a sample rate, not 12345 for a UUID. */
+function quotingFits(seg: readonly string[], text: string): boolean {
+  const node = schemaAt(seg)?.node;
+  if (!node || node.format || node.enum) return false;
+  if (node.maxLength !== undefined && text.length > node.maxLength) return false;
+  return node.pattern === undefined || new RegExp(node.pattern, 'u').test(text);
 }
 
 function explain(e: ErrorObject, ctx: MessageContext): SchemaIssue {
@@ -106,7 +114,7 @@ function explain(e: ErrorObject, ctx: MessageContext): SchemaIssue {
     case 'type': {
       const types = Array.isArray(p.type) ? (p.type as string[]) : String(p.type).split(',');
       let msg = `must be ${orList(typeList(types))}${got}`;
-      if (!secret && types.includes('string') && (typeof value === 'number' || typeof value === 'boolean')) {
+      if (!secret && types.includes('string') && typeof value === 'number' && quotingFits(seg, String(value))) {
         msg += ` (write it in quotes: "${String(value)}")`;
       }
       return at(msg);
@@ -153,12 +161,16 @@ function explain(e: ErrorObject, ctx: MessageContext): SchemaIssue {
       const where = schemaAt(seg);
       const allowed = Object.keys(where?.node.properties ?? {});
       const hint = suggest(name, allowed);
-      let msg = `unknown field "${name}" in ${human(where?.def ?? null)}`;
+      const def = where?.def ?? null;
+      let msg = `unknown field "${name}" ${def === null ? 'at the top level' : `in ${human(def)}`}`;
+      // prune's keys repeat the top level's list names, so "belongs at the top level" would mislead there.
+      const elsewhere = def === 'prune' ? [] : defsDeclaring(name).filter((d) => d !== (def ?? 'top level') && d !== 'prune');
       if (hint) {
         msg += `; did you mean "${hint}"?`;
-      } else {
-        const elsewhere = defsDeclaring(name).filter((d) => d !== (where?.def ?? 'top level'));
-        if (elsewhere.length > 0) msg += `; it belongs in ${orList(elsewhere.map((d) => human(d === 'top level' ? null : d)))}`;
+      } else if (elsewhere.length > 0) {
+        msg += `; it belongs ${orList(elsewhere.map((d) => (d === 'top level' ? 'at the top level' : `in ${human(d)}`)))}`;
+      } else if (allowed.length <= MAX_LISTED) {
+        msg += `; expected ${orList(allowed.map((a) => `"${a}"`))}`;
       }
       const pointer = `${e.instancePath}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
       return { pointer, at: 'key', message: msg };

@@ -25,7 +25,8 @@ export class FaultInjector {
 
   delay(): Promise<void> {
     if (this.opts.latencyMs <= 0) return Promise.resolve();
-    return new Promise((resolve) => setTimeout(resolve, this.opts.latencyMs));
+    // Unref'd: a request still waiting out its delay must not keep a stopped sandbox alive.
+    return new Promise((resolve) => setTimeout(resolve, this.opts.latencyMs).unref());
   }
 
   /**

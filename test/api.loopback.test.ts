@@ -1,0 +1,88 @@
+// The client over real sockets (a node:http server on loopback, the default keep-alive
+// agent): what undici really raises for a reset, a silent server and a closed port is
+// classified as the retry policy expects.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiClient } from '../src/api/client.js';
+import { VERSION } from '../src/version.js';
+import { KEY, rejection } from './support/mock-api.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse, n: number) => void;
+const servers: Server[] = [];
+const clients: ApiClient[] = [];
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => { s.closeAllConnections(); s.close(resolve); })));
+});
+
+async function serve(handler: Handler): Promise<string> {
+  let n = 0;
+  const server = createServer((req, res) => {
+    n += 1;
+    handler(req, res, n);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function client(baseUrl: string, options: { timeoutMs?: number; maxRetries?: number } = {}): ApiClient {
+  const c = new ApiClient({ baseUrl, apiKey: KEY, sleep: async () => undefined, ...options });
+  clients.push(c);
+  return c;
+}
+
+const json = (res: ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+};
+
+describe('API client over loopback', () => {
+  it('talks JSON with the expected headers through the default agent', async () => {
+    const seen: IncomingMessage['headers'][] = [];
+    const base = await serve((req, res) => {
+      seen.push(req.headers);
+      let body = '';
+      req.on('data', (c: Buffer) => { body += c.toString(); }).on('end', () => json(res, 200, { echo: body === '' ? null : JSON.parse(body) }));
+    });
+    const c = client(base);
+    expect((await c.request('PATCH', '/api/x/', { body: { a: 1 } })).body).toEqual({ echo: { a: 1 } });
+    expect((await c.request('GET', '/api/x/')).body).toEqual({ echo: null });
+    expect(seen[0]?.authorization).toBe(`Bearer ${KEY}`);
+    expect(seen[0]?.['user-agent']).toBe(`hogsync/${VERSION}`);
+    expect(seen[0]?.['content-type']).toBe('application/json');
+    expect(seen[1]?.['content-type']).toBeUndefined();
+  });
+
+  it('retries a GET whose connection the server dropped, but not a POST', async () => {
+    const base = await serve((req, res, n) => {
+      if (n % 2 === 1) req.socket.destroy();
+      else json(res, 200, { n });
+    });
+    const c = client(base);
+    expect((await c.request('GET', '/api/x/')).body).toEqual({ n: 2 });
+    const err = await rejection(c.request('POST', '/api/x/', { body: {} }));
+    expect(err.code).toBe('network');
+    expect(err.message).toMatch(/^connection closed by the server \(UND_ERR_SOCKET\); not retried: POST is not idempotent/);
+  });
+
+  it('times out a server that never answers, retrying only idempotent methods', async () => {
+    const base = await serve(() => undefined);
+    const c = client(base, { timeoutMs: 100, maxRetries: 1 });
+    const get = await rejection(c.request('GET', '/api/slow/'));
+    expect(get.format()).toBe('GET /api/slow/: no complete answer within 100 ms (gave up after 2 attempts)');
+    const post = await rejection(c.request('POST', '/api/slow/', { body: {} }));
+    expect(post.message).toBe('no complete answer within 100 ms; not retried: POST is not idempotent; the change may or may not have been applied');
+    expect(c.stats.requests).toBe(3);
+  });
+
+  it('retries a refused connection, then names it', async () => {
+    const base = await serve(() => undefined);
+    const port = new URL(base).port;
+    await new Promise((resolve) => servers.splice(0)[0]?.close(resolve));
+    const c = client(`http://127.0.0.1:${port}`, { maxRetries: 2 });
+    const err = await rejection(c.request('GET', '/api/x/'));
+    expect(err.message).toBe('connection refused (ECONNREFUSED) (gave up after 3 attempts)');
+  });
+});

@@ -1,0 +1,274 @@
+// apply end to end: the real CLI against a sandbox on loopback, asserting the sandbox's state.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { api, inProcessSandbox, stopAllSandboxes, type Api } from './support/sandbox.js';
+import { BIN } from './support/cli.js';
+import { ORG, config, workspace, type Workspace } from './support/workspace.js';
+import type { SandboxHandle } from '../src/sandbox/server.js';
+import type { SeedDocument } from '../src/sandbox/seed.js';
+
+const SEED: SeedDocument = {
+  organizations: [{
+    id: ORG,
+    projects: [
+      { id: 12345, name: 'Web app', timezone: 'UTC', feature_flags: [{ key: 'old-flag', active: true }, { key: 'kept-flag', active: true }] },
+      { id: 12346, name: 'Mobile app' },
+    ],
+    proxy_records: [{ domain: 'old.example.com' }, { domain: 'keep.example.com' }],
+    roles: [{ name: 'Support', feature_flags_access_level: 21 }, { name: 'Admins', feature_flags_access_level: 37 }],
+  }],
+};
+
+const EVERYTHING = config(`projects:
+  - id: 12345
+    timezone: Europe/Berlin
+    session_recording_sample_rate: "0.25"
+    feature_flags:
+      - key: new-flag
+        name: New
+        active: true
+        filters: { groups: [ { properties: [], rollout_percentage: 20 } ] }
+      - key: kept-flag
+        active: false
+      - key: old-flag
+        ensure: absent
+proxy_records:
+  - domain: new.example.com
+  - domain: old.example.com
+    ensure: absent
+roles:
+  - name: Engineers
+    feature_flags_access_level: 37
+  - name: Support
+    feature_flags_access_level: 37
+  - name: Admins
+    ensure: absent
+`);
+
+let sandbox: SandboxHandle;
+let ws: Workspace;
+let http: Api;
+
+async function snapshot() {
+  const list = async (path: string) => ((await http.get(path)).body as { results: Array<Record<string, unknown>> }).results;
+  return {
+    project: (await http.get(`/api/organizations/${ORG}/projects/12345/`)).body as Record<string, unknown>,
+    roles: (await list(`/api/organizations/${ORG}/roles/`)).map((r) => `${r.name}:${r.feature_flags_access_level}`).sort(),
+    proxies: (await list(`/api/organizations/${ORG}/proxy_records/`)).map((r) => r.domain).sort(),
+    flags: (await list('/api/projects/12345/feature_flags/')).map((f) => `${f.key}:${f.active}`).sort(),
+  };
+}
+
+beforeEach(async () => {
+  sandbox = await inProcessSandbox({ seed: SEED });
+  ws = workspace(sandbox);
+  http = api(sandbox.baseUrl, sandbox.apiKey);
+});
+afterEach(async () => {
+  ws.remove();
+  await stopAllSandboxes();
+});
+
+describe('apply', () => {
+  it('converges every kind × action, and a re-plan is empty', async () => {
+    const file = ws.write('h.yaml', EVERYTHING);
+    const r = await ws.cli(['apply', file, '--auto-approve']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Apply complete: 9 applied, 0 failed, 0 skipped.');
+    expect(r.stdout).toMatch(/DNS: point new\.example\.com CNAME \S+ \(status waiting\)/);
+    const state = await snapshot();
+    expect(state.project.timezone).toBe('Europe/Berlin');
+    expect(state.project.session_recording_sample_rate).toBe('0.25');
+    expect(state.roles).toEqual(['Engineers:37', 'Support:37']);
+    expect(state.proxies).toEqual(['keep.example.com', 'new.example.com']);
+    expect(state.flags).toEqual(['kept-flag:false', 'new-flag:true']);
+    const again = await ws.cli(['plan', file, '--detailed-exitcode']);
+    expect(again.code).toBe(0);
+  });
+
+  it('prints a JSON report with a status per change', async () => {
+    const file = ws.write('h.yaml', config('roles:\n  - name: Engineers\n'));
+    const r = await ws.cli(['apply', file, '--auto-approve', '--format', 'json']);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report).toMatchObject({ kind: 'apply', summary: { applied: 1, failed: 0, skipped: 0 } });
+    expect(report.changes).toEqual([{ address: `role:${ORG}/Engineers`, action: 'create', status: 'applied' }]);
+  });
+
+  it('refuses without a terminal unless --auto-approve, changing nothing', async () => {
+    const before = await snapshot();
+    const r = await ws.cli(['apply', ws.write('h.yaml', EVERYTHING)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('pass --auto-approve');
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('applies a saved plan, and refuses it (exit 1, naming the item) once live state changed', async () => {
+    const file = ws.write('h.yaml', EVERYTHING);
+    expect((await ws.cli(['plan', file, '--out', 'plan.json'])).code).toBe(0);
+    // Someone edits a role the plan manages.
+    const roles = ((await http.get(`/api/organizations/${ORG}/roles/`)).body as { results: Array<{ id: string; name: string }> }).results;
+    const support = roles.find((r) => r.name === 'Support');
+    await http.patch(`/api/organizations/${ORG}/roles/${support?.id}/`, { feature_flags_access_level: 37 });
+    const before = await snapshot();
+    const stale = await ws.cli(['apply', '--plan', 'plan.json', '--auto-approve']);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain(`the plan plan.json is stale`);
+    expect(stale.stderr).toContain(`role:${ORG}/Support (changed since the plan)`);
+    expect(await snapshot()).toEqual(before);
+
+    expect((await ws.cli(['plan', file, '--out', 'plan.json'])).code).toBe(0);
+    const ok = await ws.cli(['apply', '--plan', 'plan.json', '--auto-approve']);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('Apply complete: 8 applied');
+  });
+
+  it('refuses a saved plan when the files changed', async () => {
+    const file = ws.write('h.yaml', config('roles:\n  - name: Engineers\n'));
+    await ws.cli(['plan', file, '--out', 'plan.json']);
+    ws.write('h.yaml', config('roles:\n  - name: Engineers\n    feature_flags_access_level: 37\n'));
+    const r = await ws.cli(['apply', '--plan', 'plan.json', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`role:${ORG}/Engineers (changed since the plan)`);
+  });
+
+  it('refuses a tampered or truncated plan file with one line', async () => {
+    const file = ws.write('h.yaml', config('roles:\n  - name: Engineers\n'));
+    await ws.cli(['plan', file, '--out', 'plan.json']);
+    ws.write('cut.json', '{"format_version": "1", "kind": "pl');
+    const cut = await ws.cli(['apply', '--plan', 'cut.json', '--auto-approve']);
+    expect(cut.code).toBe(1);
+    expect(cut.stderr.trim()).toBe('error: cut.json is not a usable hogsync plan: it is not valid JSON (truncated or edited?)');
+    ws.write('v2.json', JSON.stringify({ format_version: '2', kind: 'plan' }));
+    const v2 = await ws.cli(['apply', '--plan', 'v2.json', '--auto-approve']);
+    expect(v2.stderr.trim()).toBe('error: v2.json is not a usable hogsync plan: format_version is "2", this hogsync reads "1"');
+  });
+
+  it('refuses a project deletion not named by --allow-delete (exit 3, nothing applied), and does it when named', async () => {
+    const file = ws.write('h.yaml', config('projects:\n  - id: 12346\n    ensure: absent\nroles:\n  - name: Engineers\n'));
+    const before = await snapshot();
+    const r = await ws.cli(['apply', file, '--auto-approve']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('refused: deleting project 12346');
+    expect(r.stderr).toContain('pass --allow-delete project/12346');
+    expect(await snapshot()).toEqual(before);
+    const ok = await ws.cli(['apply', file, '--auto-approve', '--allow-delete', 'project/12346']);
+    expect(ok.code).toBe(0);
+    expect((await http.get(`/api/organizations/${ORG}/projects/12346/`)).status).toBe(404);
+  });
+
+  it('refuses deleting more than --max-delete-percent of a kind where at least 10 exist', async () => {
+    await stopAllSandboxes();
+    sandbox = await inProcessSandbox({ seed: { organizations: [{ id: ORG, projects: [{ id: 12345 }], roles: Array.from({ length: 10 }, (_, i) => ({ name: `R${i}` })) }] } });
+    ws = workspace(sandbox);
+    http = api(sandbox.baseUrl, sandbox.apiKey);
+    const keep = Array.from({ length: 6 }, (_, i) => `  - name: R${i}\n`).join('');
+    const file = ws.write('h.yaml', config(`roles:\n${keep}prune:\n  roles: true\n`));
+    const before = await snapshot();
+    const r = await ws.cli(['apply', file, '--auto-approve']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`refused: deleting 4 of 10 role items in organization ${ORG} (40%) exceeds --max-delete-percent 30; to allow it, pass --max-delete-percent 40`);
+    expect(await snapshot()).toEqual(before);
+    const ok = await ws.cli(['apply', file, '--auto-approve', '--max-delete-percent', '40']);
+    expect(ok.code).toBe(0);
+    expect((await snapshot()).roles).toHaveLength(6);
+  });
+
+  it('reports a failed change with the API message, applies the independent ones, and converges on re-run', async () => {
+    await stopAllSandboxes();
+    // A key that may change the organization but not feature flags: flag changes fail with 403.
+    const limited = 'phx_test_no_flag_write_00000000000000000000';
+    sandbox = await inProcessSandbox({ seed: { ...SEED, keys: [{ key: limited, scopes: ['project:write', 'organization:write', 'feature_flag:read'] }] } });
+    http = api(sandbox.baseUrl, sandbox.apiKey);
+    ws = workspace({ baseUrl: sandbox.baseUrl, apiKey: limited });
+    const file = ws.write('h.yaml', EVERYTHING);
+    const r = await ws.cli(['apply', file, '--auto-approve', '--format', 'json']);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout);
+    const byStatus = (status: string) => report.changes.filter((c: { status: string }) => c.status === status).map((c: { address: string }) => c.address).sort();
+    expect(byStatus('failed')).toEqual([`feature_flag:${ORG}/12345/kept-flag`, `feature_flag:${ORG}/12345/new-flag`, `feature_flag:${ORG}/12345/old-flag`]);
+    expect(byStatus('applied')).toHaveLength(6);
+    const failed = report.changes.find((c: { address: string }) => c.address.endsWith('/new-flag'));
+    expect(failed.error).toBe("POST /api/projects/12345/feature_flags/ → 403: API key missing required scope 'feature_flag:write'");
+    const text = await ws.cli(['apply', file, '--auto-approve']);
+    expect(text.stdout).toContain('Apply incomplete: 0 applied, 3 failed, 0 skipped.');
+    // With a key that may write flags, a second apply converges.
+    const full = workspace(sandbox);
+    expect((await full.cli(['apply', file, '--auto-approve'])).stdout).toContain('Apply complete: 3 applied, 0 failed, 0 skipped.');
+    expect((await full.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
+    full.remove();
+  });
+});
+
+describe('apply under faults', () => {
+  it('with --fault-rate 0.2 either succeeds or names exactly the failed changes, and a second apply converges', async () => {
+    await stopAllSandboxes();
+    const dir = workspace({ baseUrl: '', apiKey: '' });
+    sandbox = await inProcessSandbox({ seed: SEED, faultRate: 0.2, statePath: dir.path('state.json') });
+    ws = { ...workspace(sandbox), path: dir.path };
+    http = api(sandbox.baseUrl, sandbox.apiKey);
+    const roles = Array.from({ length: 20 }, (_, i) => `  - name: Team ${i}\n    feature_flags_access_level: 37\n`).join('');
+    const file = ws.write('h.yaml', config(`roles:\n${roles}`));
+    const first = await ws.cli(['apply', file, '--auto-approve', '--format', 'json']);
+    let applied: string[] = [];
+    if (first.code === 0) {
+      expect(JSON.parse(first.stdout).summary).toEqual({ applied: 20, failed: 0, skipped: 0 });
+    } else if (first.stdout) {
+      const report = JSON.parse(first.stdout);
+      const failed = report.changes.filter((c: { status: string }) => c.status !== 'applied');
+      expect(failed.length).toBeGreaterThan(0);
+      for (const c of failed) expect(c.error).toBeTruthy();
+      applied = report.changes.filter((c: { status: string }) => c.status === 'applied').map((c: { address: string }) => c.address.split('/')[1]);
+    } else {
+      expect(first.stderr).toMatch(/^error: GET .* → 50\d|^error: GET .*connection/m); // reading live state failed: nothing applied
+    }
+    await stopAllSandboxes();
+    // The same state (kept in the state file), without faults: the second apply finishes the job.
+    sandbox = await inProcessSandbox({ statePath: ws.path('state.json') });
+    ws = workspace(sandbox);
+    http = api(sandbox.baseUrl, sandbox.apiKey);
+    // Faults strike before any state changes: what the report calls applied is exactly what exists.
+    const teams = (await snapshot()).roles.map((r) => r.split(':')[0] as string).filter((n) => n.startsWith('Team'));
+    if (first.code === 0) expect(teams).toHaveLength(20);
+    else expect(teams.sort()).toEqual(applied.sort());
+    const second = await ws.cli(['apply', file, '--auto-approve']);
+    expect(second.code).toBe(0);
+    expect((await ws.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
+  });
+});
+
+describe('interrupting apply', () => {
+  it('SIGINT stops starting changes and reports every change as applied or skipped', async () => {
+    await stopAllSandboxes();
+    sandbox = await inProcessSandbox({ seed: SEED, latencyMs: 150 });
+    ws = workspace(sandbox);
+    http = api(sandbox.baseUrl, sandbox.apiKey);
+    const roles = Array.from({ length: 30 }, (_, i) => `  - name: Team ${i}\n`).join('');
+    const file = ws.write('h.yaml', config(`roles:\n${roles}`));
+    const child = spawn(process.execPath, [BIN, 'apply', file, '--auto-approve', '--format', 'json', '--parallelism', '2'], {
+      env: { ...process.env, HOGSYNC_BASE_URL: sandbox.baseUrl, HOGSYNC_API_KEY: sandbox.apiKey, NO_COLOR: '1' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    const interrupted = new Promise<void>((resolve) => {
+      child.stderr.on('data', (d) => {
+        stderr += d;
+        if (stderr.includes('[3/30]') && !child.killed) { child.kill('SIGINT'); resolve(); }
+      });
+    });
+    await interrupted;
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(1);
+    const report = JSON.parse(stdout);
+    expect(report.changes).toHaveLength(30);
+    const applied = report.changes.filter((c: { status: string }) => c.status === 'applied').map((c: { address: string }) => c.address.split('/')[1]);
+    const skipped = report.changes.filter((c: { status: string }) => c.status === 'skipped');
+    expect(applied.length + skipped.length).toBe(30);
+    expect(skipped.length).toBeGreaterThan(0);
+    for (const s of skipped) expect(s.error).toBe('interrupted before it started');
+    // What the report says applied is exactly what exists.
+    const live = (await snapshot()).roles.map((r) => r.split(':')[0]).filter((n) => n?.startsWith('Team'));
+    expect(live.sort()).toEqual(applied.sort());
+  });
+});
