@@ -59,7 +59,7 @@ describe('client-side rate limit', () => {
     expect(server.accepted).toBeGreaterThanOrEqual(0.9 * rpm * minutes);
   });
 
-  it('spaces requests 60000/R ms apart after a small initial burst', async () => {
+  it('spaces requests 60000/R ms apart after an explicit burst', async () => {
     const clock = new VirtualClock();
     const limiter = new RateLimiter({ requestsPerMinute: 60, burst: 3, clock });
     const sent: number[] = [];
@@ -95,10 +95,11 @@ describe('client-side rate limit', () => {
       arrivals.push(clock.now());
       return {};
     }, JSON_HEADERS).persist();
-    await clock.run(Promise.all(Array.from({ length: 20 }, () => api.client.request('GET', '/api/x/'))));
-    // 120/min: a burst of min(10, 120/10) = 10, then one every 500 ms.
-    expect(arrivals.slice(0, 10)).toEqual(Array(10).fill(0));
-    expect(arrivals.slice(10)).toEqual([500, 1000, 1500, 2000, 2500, 3000, 3500, 4000, 4500, 5000]);
+    await clock.run(Promise.all(Array.from({ length: 130 }, () => api.client.request('GET', '/api/x/'))));
+    // 120/min: an idle key may send the server's whole window at once (a plan's reads never wait),
+    // then the sliding log holds the rest until the first request is 60 s (+2 s guard) old.
+    expect(arrivals.slice(0, 120)).toEqual(Array(120).fill(0));
+    expect(arrivals.slice(120)).toEqual(Array(10).fill(62_000));
   });
 
   it('a 429 pauses the other requests of the client too', async () => {

@@ -80,6 +80,23 @@ describe('hostile input generated at test time', () => {
     expect(r.stderr).toBe(`${file}:1:1: file is too large: ${size} bytes (the limit is 5242880 bytes, 5 MiB)\n1 error in 1 file\n`);
   });
 
+  it('turns nesting deep enough to overflow the parser\'s stack into one message', async () => {
+    const file = join(tmp, 'deep.yaml');
+    writeFileSync(file, `${'- '.repeat(50_000)}x\n`);
+    const r = await runCli(['validate', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^${file}:1:\\d+: values are nested more than 64 levels deep\n1 error in 1 file\n$`));
+  });
+
+  it('lists the first 20 syntax errors of a file and counts the rest', async () => {
+    const file = join(tmp, 'flood.yaml');
+    const lines = Array.from({ length: 200 }, (_, i) => `${' '.repeat(i + 2)}- a:`);
+    writeFileSync(file, `organization: 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f\nlist:\n${lines.join('\n')} 1\n`);
+    const problems = await problemsOf([file]);
+    expect(problems).toHaveLength(21);
+    expect(problems[20]).toMatch(/:\d+:\d+: \d+ more YAML errors in this file not shown$/);
+  });
+
   it('stops a billion-laughs alias bomb quickly', async () => {
     const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
     for (let i = 1; i < 12; i++) {

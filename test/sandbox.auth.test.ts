@@ -108,6 +108,13 @@ describe('sandbox authentication', () => {
     expect((all.body as { count: number }).count).toBe(2);
   });
 
+  it('checks the key before it reads the body: a malformed body from a caller without a key is a 401', async () => {
+    const r = await api(baseUrl, null).call('POST', `/api/organizations/${ORG_A}/roles/`, '{not json');
+    expect(r.status).toBe(401);
+    const scoped = await api(baseUrl, KEYS.readOnly).call('POST', `/api/organizations/${ORG_A}/roles/`, '{not json');
+    expect(scoped.status).toBe(403);
+  });
+
   it('checks the route before the key: an unknown path is 404 even without a key', async () => {
     const r = await api(baseUrl, null).get('/api/nothing/here/');
     expect(r.status).toBe(404);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { evaluateFlag, flagHash } from '../src/sandbox/blast.js';
+import { evaluateFlag, flagHash, type Person as SandboxPerson } from '../src/sandbox/blast.js';
 import { api, inProcessSandbox, SEED_EXAMPLE, stopAllSandboxes, type Api } from './support/sandbox.js';
 import { schemaErrors } from './support/sandbox-openapi.js';
 
@@ -39,6 +39,8 @@ function expectedAffected(key: string, filters: Filter[], rollout: number | null
 
 const example = parse(readFileSync(SEED_EXAMPLE, 'utf8')) as { organizations: { projects: { id: number; persons?: Person[] }[] }[] };
 const examplePersons = example.organizations[0]?.projects.find((p) => p.id === 12345)?.persons ?? [];
+// The same persons, typed as the sandbox's evaluator takes them (YAML gives plain JSON).
+const evaluable = examplePersons as unknown as SandboxPerson[];
 const F = '/api/projects/12345/feature_flags';
 
 let c: Api;
@@ -208,10 +210,10 @@ describe('sandbox feature flags: evaluation', () => {
 
   it('evaluates multivariate flags to a variant', () => {
     const flag = { key: 'exp', active: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }], multivariate: { variants: [{ key: 'control', rollout_percentage: 50 }, { key: 'test', rollout_percentage: 50 }] } } };
-    const values = new Set(examplePersons.map((p) => evaluateFlag(flag, p).value));
+    const values = new Set(evaluable.map((p) => evaluateFlag(flag, p).value));
     expect(values).toEqual(new Set(['control', 'test']));
     const forced = { ...flag, filters: { ...flag.filters, groups: [{ properties: [], rollout_percentage: 100, variant: 'test' }] } };
-    expect(evaluateFlag(forced, examplePersons[0] as Person)).toEqual({ value: 'test', reason: 'condition_match', condition_index: 0 });
+    expect(evaluateFlag(forced, evaluable[0] as SandboxPerson)).toEqual({ value: 'test', reason: 'condition_match', condition_index: 0 });
   });
 
   it('serves local_evaluation and my_flags from the stored flags', async () => {

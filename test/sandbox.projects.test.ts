@@ -121,6 +121,9 @@ describe('sandbox projects', () => {
     const list = await c.call('PATCH', `${P}/12345/`, '[1, 2]');
     expect(list.status).toBe(400);
     expect(list.body).toMatchObject({ type: 'validation_error', attr: 'non_field_errors' });
+    const form = await c.call('PATCH', `${P}/12345/`, 'name=x', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(form.status).toBe(415);
+    expect(form.body).toMatchObject({ type: 'invalid_request', code: 'unsupported_media_type', attr: null });
   });
 
   it('serves the read views with the project record shape', async () => {

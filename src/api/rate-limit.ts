@@ -1,8 +1,8 @@
 // The client-side rate limit, shared by every request of a client. A server that allows R
 // requests in any sliding 60 s window must never see more from us, even when network latency
 // shifts arrival times, yet a long run should get close to R. Two rules together do that:
-//   - spacing (GCRA): one request every 60000/R ms, with a small initial burst so short runs
-//     do not crawl;
+//   - spacing (GCRA): one request every 60000/R ms after an initial burst of up to R, the
+//     server's own allowance for an idle key, so a plan of a few hundred reads never waits;
 //   - a sliding log of the last R send times over a window slightly longer than 60 s (the
 //     guard absorbs latency jitter), a hard cap no burst can break.
 // The steady rate is R·60/(60+guard) ≈ 97 % of R. A 429 pauses every request of the client.
@@ -13,7 +13,7 @@ export const GUARD_MS = 2_000;
 
 export interface RateLimiterOptions {
   requestsPerMinute: number;
-  /** Requests that may go at once from idle; default min(10, R/10), at least 1. */
+  /** Requests that may go at once from idle; default R (what the server allows in one window). */
   burst?: number;
   clock: Clock;
 }
@@ -35,7 +35,7 @@ export class RateLimiter {
     this.clock = options.clock;
     this.limit = Number.isFinite(rpm) ? Math.max(1, Math.floor(rpm)) : Infinity;
     this.interval = Number.isFinite(rpm) ? WINDOW_MS / rpm : 0;
-    const burst = options.burst ?? Math.max(1, Math.min(10, Math.floor(rpm / 10)));
+    const burst = options.burst ?? (Number.isFinite(rpm) ? Math.max(1, Math.floor(rpm)) : 1);
     this.burstTolerance = (Math.max(1, burst) - 1) * this.interval;
   }
 

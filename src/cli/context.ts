@@ -11,7 +11,7 @@ import type { PlanResult } from '../plan/types.js';
 
 export const DEFAULT_BASE_URL = 'https://us.posthog.com';
 
-export interface ApiSettings { baseUrl: string; apiKey: string; parallelism: number; verbose: boolean }
+export interface ApiSettings { baseUrl: string; apiKey: string; parallelism: number; requestsPerMinute: number; verbose: boolean }
 
 export function positiveInt(value: unknown, flag: string, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(value);
@@ -23,11 +23,17 @@ export function apiSettings(opts: Record<string, unknown>, env: NodeJS.ProcessEn
   const baseUrl = String(opts.baseUrl ?? (env.HOGSYNC_BASE_URL || DEFAULT_BASE_URL)).replace(/\/+$/, '');
   const apiKey = env.HOGSYNC_API_KEY ?? '';
   if (!apiKey) throw new HogsyncError('usage', 'HOGSYNC_API_KEY is not set: export a personal API key (it is read only from the environment)');
-  return { baseUrl, apiKey, parallelism: positiveInt(opts.parallelism ?? 10, '--parallelism', 100), verbose: opts.verbose === true };
+  return {
+    baseUrl,
+    apiKey,
+    parallelism: positiveInt(opts.parallelism ?? 10, '--parallelism', 100),
+    requestsPerMinute: positiveInt(opts.maxRate ?? 480, '--max-rate', 1_000_000),
+    verbose: opts.verbose === true,
+  };
 }
 
 export function openClient(settings: ApiSettings): ApiClient {
-  return createClient({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, parallelism: settings.parallelism });
+  return createClient({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, parallelism: settings.parallelism, requestsPerMinute: settings.requestsPerMinute });
 }
 
 /** A one-line progress indicator on a terminal's stderr; silent elsewhere. */

@@ -26,7 +26,8 @@ function collect(value: string, previous: string[]): string[] {
 function withCommon(cmd: Command, api = true): Command {
   if (api) {
     cmd.option('--base-url <url>', 'API base URL (env HOGSYNC_BASE_URL)')
-      .option('--parallelism <n>', 'concurrent requests', '10');
+      .option('--parallelism <n>', 'concurrent requests', '10')
+      .option('--max-rate <n>', 'client-side limit of requests per minute (the API allows 480 for personal keys)', '480');
   }
   return cmd.option('--no-color', 'disable colour (also NO_COLOR)')
     .option('--verbose', 'print details and stack traces');

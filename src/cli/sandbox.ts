@@ -38,9 +38,9 @@ async function start(opts: Record<string, unknown>): Promise<SandboxHandle> {
   } catch (err) {
     if (err instanceof SandboxStartError) throw new HogsyncError('usage', err.message, { cause: err });
     if (err instanceof SeedError) throw new HogsyncError('config', err.message, { cause: err });
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new HogsyncError('usage', `port ${String(opts.port)} is already in use (use --port 0 for any free port)`, { cause: err });
-    if (code === 'ENOENT' && optionalString(opts, 'seed')) throw new HogsyncError('config', `seed file not found: ${String(opts.seed)}`, { cause: err });
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new HogsyncError('usage', `port ${String(opts.port)} is already in use (use --port 0 for any free port)`, { cause: err });
+    }
     throw err instanceof HogsyncError ? err : new HogsyncError('config', (err as Error).message, { cause: err });
   }
 }
@@ -64,6 +64,7 @@ export async function run(_args: string[], opts: Record<string, unknown>): Promi
   const from = { state: `state file ${String(opts.state)}`, seed: `seed ${String(opts.seed)}`, default: 'the default workspace' }[handle.origin];
   const persisted = opts.state ? `, saving to ${String(opts.state)}` : ', in memory only';
   process.stderr.write(`hogsync sandbox: listening on ${handle.baseUrl} (from ${from}${persisted}); stop with Ctrl-C\n`);
+  if (handle.origin === 'state' && opts.seed) process.stderr.write(`hogsync sandbox: --seed ignored: the state file already holds a workspace\n`);
   const received = await signal;
   await handle.stop();
   process.stderr.write(`hogsync sandbox: stopped (${received})\n`);

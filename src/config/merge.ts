@@ -53,7 +53,8 @@ export function mergeFiles(files: readonly LoadedFile[]): { state: DesiredState;
 
   const orgKinds = KINDS.filter((k) => k.parent === 'organization');
   const childKinds = KINDS.filter((k) => k.parent === 'project');
-  const projectKind = KINDS.find((k) => k.name === 'project');
+  // Kinds that hold other kinds (projects hold feature flags) may repeat as references.
+  const isParent = (kind: ResourceKind) => childKinds.some((c) => c.parent === kind.name);
 
   for (const f of files) {
     const root = f.data;
@@ -70,7 +71,8 @@ export function mergeFiles(files: readonly LoadedFile[]): { state: DesiredState;
 
     const itemOf = (kind: ResourceKind, entry: Obj, pointer: string, project: number | null): DesiredItem | undefined => {
       const raw = entry[kind.identityField];
-      const validId = kind.name === 'project' ? Number.isSafeInteger(raw) : typeof raw === 'string' && raw !== '';
+      // Only well-formed identities take part; the schema check reports the others.
+      const validId = Number.isSafeInteger(raw) || (typeof raw === 'string' && raw !== '');
       if (!validId) return undefined;
       const ensure = entry.ensure === 'absent' ? 'absent' : 'present';
       const fields: Record<string, unknown> = {};
@@ -98,7 +100,7 @@ export function mergeFiles(files: readonly LoadedFile[]): { state: DesiredState;
         st.org.items.push(item);
         return true;
       }
-      if (kind.name === 'project' && (reference || first.reference)) {
+      if (isParent(kind) && (reference || first.reference)) {
         // A reference adds nothing; a full declaration after references takes the item's fields.
         if (!reference) {
           first.item.fields = item.fields;
@@ -111,10 +113,10 @@ export function mergeFiles(files: readonly LoadedFile[]): { state: DesiredState;
         return true;
       }
       const label = kind.name.replace(/_/g, ' ');
-      const shownKey = kind.name === 'feature_flag' ? `${item.project}/${item.key}` : item.key;
+      const shownKey = item.project === null ? item.key : `${item.project}/${item.key}`;
       // Say why two different spellings are the same item (role names ignore case).
       const caseNote = first.item.key !== item.key ? ` (${label} ${kind.identityField}s ignore case: "${first.item.key}" and "${item.key}")` : '';
-      const hint = kind.name === 'project' ? '; a project may repeat only as `id` plus `feature_flags`' : '';
+      const hint = isParent(kind) ? `; a ${label} may repeat only as \`${kind.identityField}\` plus ${childKinds.map((c) => `\`${c.configKey}\``).join(', ')}` : '';
       problems.push({
         position: item.position,
         message: `${label} "${shownKey}" is declared twice: ${formatPosition(first.where)} and ${formatPosition(item.position)}${caseNote}${hint}`,
@@ -131,11 +133,13 @@ export function mergeFiles(files: readonly LoadedFile[]): { state: DesiredState;
         const item = itemOf(kind, entry, pointer, null);
         if (!item) return;
         const children = childKinds.filter((c) => Array.isArray(entry[c.configKey]));
-        const reference = kind === projectKind && Object.keys(entry).every((k) => k === kind.identityField || childKinds.some((c) => c.configKey === k));
+        const reference = isParent(kind) && Object.keys(entry).every((k) => k === kind.identityField || childKinds.some((c) => c.configKey === k));
         add(kind, item, reference);
-        if (kind !== projectKind) return;
+        if (!isParent(kind)) return;
 
-        const projectId = entry[kind.identityField] as number;
+        // Children name their parent by its numeric id (DesiredItem.project).
+        const projectId = entry[kind.identityField];
+        if (typeof projectId !== 'number') return;
         const other = projectOrg.get(projectId);
         if (other && other.org !== orgId) {
           problems.push({ position: item.position, message: `project ${projectId} is declared in two organizations: ${formatPosition(other.where)} (organization ${other.org}) and here (organization ${orgId})` });

@@ -37,8 +37,13 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const CORE = 'tag:yaml.org,2002:';
 const ALLOWED_TAGS = new Set(['!', ...['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => CORE + t)]);
 
+/** Syntax errors cascade; past this many in one file, the rest are counted, not listed. */
+export const MAX_SYNTAX_ERRORS = 20;
+
 /** yaml's messages end with " at line L, column C:" and a source excerpt; we print our own position. */
 function oneLine(message: string): string {
+  // yaml catches its own stack overflow on absurdly deep nesting and reports it as an error.
+  if (message.includes('Maximum call stack size exceeded')) return `values are nested more than ${MAX_DEPTH} levels deep`;
   const cut = message.search(/ at line \d+, column \d+/);
   return (cut === -1 ? message.split('\n')[0]! : message.slice(0, cut)).trim();
 }
@@ -69,17 +74,15 @@ export function parseYaml(file: string, text: string): ParseResult {
   }
   if (!Array.isArray(docs)) docs = [docs];
 
-  for (const doc of docs) {
-    for (const e of doc.errors) {
-      const pos = e.linePos?.[0] ?? at(e.pos[0]);
-      problem({ line: pos.line, col: pos.col }, oneLine(e.message));
-    }
-    for (const w of doc.warnings) {
-      // Unknown tags are reported by the walk below, at the tag.
-      if (w.code === 'TAG_RESOLVE_FAILED') continue;
-      const pos = w.linePos?.[0] ?? at(w.pos[0]);
-      problem({ line: pos.line, col: pos.col }, oneLine(w.message));
-    }
+  // Unknown tags are reported by the walk below, at the tag.
+  const syntax = docs.flatMap((doc) => [...doc.errors, ...doc.warnings.filter((w) => w.code !== 'TAG_RESOLVE_FAILED')]);
+  for (const e of syntax.slice(0, MAX_SYNTAX_ERRORS)) {
+    const pos = e.linePos?.[0] ?? at(e.pos[0]);
+    problem({ line: pos.line, col: pos.col }, oneLine(e.message));
+  }
+  if (syntax.length > MAX_SYNTAX_ERRORS) {
+    const next = syntax[MAX_SYNTAX_ERRORS]!;
+    problem(next.linePos?.[0] ?? at(next.pos[0]), `${syntax.length - MAX_SYNTAX_ERRORS} more YAML errors in this file not shown`);
   }
   if (problems.length > 0) return { problems };
 

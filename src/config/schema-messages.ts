@@ -160,13 +160,15 @@ function explain(e: ErrorObject, ctx: MessageContext): SchemaIssue {
       const name = String(p.additionalProperty);
       const where = schemaAt(seg);
       const allowed = Object.keys(where?.node.properties ?? {});
-      const hint = suggest(name, allowed);
+      // A typo first; then a field that exists elsewhere ("feature_flags" in a role); then a prefix.
+      const typo = suggest(name, allowed, { prefixes: false });
       const def = where?.def ?? null;
       let msg = `unknown field "${name}" ${def === null ? 'at the top level' : `in ${human(def)}`}`;
       // prune's keys repeat the top level's list names, so "belongs at the top level" would mislead there.
       const elsewhere = def === 'prune' ? [] : defsDeclaring(name).filter((d) => d !== (def ?? 'top level') && d !== 'prune');
-      if (hint) {
-        msg += `; did you mean "${hint}"?`;
+      const prefix = typo ?? (elsewhere.length > 0 ? undefined : suggest(name, allowed));
+      if (typo ?? prefix) {
+        msg += `; did you mean "${typo ?? prefix}"?`;
       } else if (elsewhere.length > 0) {
         msg += `; it belongs ${orList(elsewhere.map((d) => (d === 'top level' ? 'at the top level' : `in ${human(d)}`)))}`;
       } else if (allowed.length <= MAX_LISTED) {

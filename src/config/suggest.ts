@@ -24,7 +24,8 @@ export function editDistance(a: string, b: string): number {
 }
 
 /** The candidate closest to `word`, or undefined when none is plausibly what was meant. */
-export function suggest(word: string, candidates: Iterable<string>): string | undefined {
+export function suggest(word: string, candidates: Iterable<string>, options: { prefixes?: boolean } = {}): string | undefined {
+  const prefixes = options.prefixes ?? true;
   const w = word.toLowerCase();
   // Roughly one typo per three characters, at most four: "nme" → "name", not "id" → "key".
   const budget = Math.min(4, Math.max(1, Math.floor(w.length / 3)));
@@ -35,7 +36,7 @@ export function suggest(word: string, candidates: Iterable<string>): string | un
     const cl = c.toLowerCase();
     let score = editDistance(w, cl);
     // A prefix of a long name ("feature_flags_access" for "feature_flags_access_level") is a likely meaning too.
-    if (score > budget && w.length >= 4 && cl.startsWith(w)) score = budget;
+    if (prefixes && score > budget && w.length >= 4 && cl.startsWith(w)) score = budget;
     if (score <= budget && score < bestScore) {
       best = c;
       bestScore = score;

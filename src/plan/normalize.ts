@@ -101,9 +101,12 @@ export function sameValue(rule: CompareRule, declared: unknown, live: unknown, s
 
 /** JSON with sorted object keys: stable input for digests. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (isRecord(value)) {
-    return `{${Object.keys(value).sort().filter((k) => value[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
+  return JSON.stringify(value ?? null, sortKeys) ?? 'null';
+}
+
+function sortKeys(_key: string, value: unknown): unknown {
+  if (!isRecord(value)) return value;
+  const sorted: Record<string, unknown> = {};
+  for (const k of Object.keys(value).sort()) sorted[k] = value[k];
+  return sorted;
 }

@@ -25,6 +25,7 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
   let unchanged = 0;
 
   for (const org of desired.organizations) {
+    const itemsByScope = groupBy(org.items, (i) => `${i.kind}|${i.project ?? ''}`);
     for (const kind of KINDS) {
       for (const scope of scopesOf(kind, org)) {
         const records = (live.find(kind, scope) ?? []).filter((r) => !kind.isGone(r));
@@ -36,7 +37,7 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
           if (!byMatch.has(m)) byMatch.set(m, r);
         }
         const matched = new Set<LiveRecord>();
-        const items = org.items.filter((i) => i.kind === kind.name && i.project === scope.project);
+        const items = itemsByScope.get(`${kind.name}|${scope.project ?? ''}`) ?? [];
         for (const item of items) {
           const record = byMatch.get(kind.matchKey(item.key));
           if (record) matched.add(record);
@@ -93,6 +94,17 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
   const result: PlanResult = { plan, executions, liveCounts };
   plan.warnings = safetyWarnings(result);
   return result;
+}
+
+function groupBy<T>(list: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of list) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
 }
 
 function scopesOf(kind: ResourceKind, org: DesiredOrganization): Scope[] {

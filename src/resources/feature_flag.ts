@@ -16,6 +16,7 @@ export const featureFlag: ResourceKind = {
   fields: fieldsFromSchema('feature_flag', ['key']),
   // Keys the API fills into `filters` that files leave out; compared only when declared.
   serverAddedKeys: { filters: ['payloads', 'multivariate', 'aggregation_group_type_index', 'groups[].variant', 'groups[].sort_key', 'groups[].users_affected'] },
+  computedKeys: { filters: ['groups[].sort_key', 'groups[].users_affected'] },
   createStatuses: [200, 201],
   deleteStatuses: [200],
   displayKey: (raw) => String(raw),

@@ -35,6 +35,11 @@ export interface ResourceKind {
   readonly fields: Readonly<Record<string, FieldSpec>>;
   /** Keys the API adds inside object fields that the files never declare (dropped before comparing). */
   readonly serverAddedKeys?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Server-added keys the server computes itself (a condition's sort_key, …): export leaves
+   * them out whatever their value. Other server-added keys are exported unless empty.
+   */
+  readonly computedKeys?: Readonly<Record<string, readonly string[]>>;
   /** Statuses the real API is known to answer with on create / delete. */
   readonly createStatuses: readonly number[];
   readonly deleteStatuses: readonly number[];

@@ -1,9 +1,10 @@
 // Routes of the sandbox as data: a path pattern, and per method the scope it needs and its
 // handler. The router matches paths with or without their trailing slash, and applies the
-// checks every route shares (a key, the scope) in the real API's order: unknown path 404,
-// then 401, then 403, then 405 for a method the path does not serve.
+// checks every route shares in Django REST framework's order: unknown path 404, no valid key
+// 401, a method the path does not serve 405, missing scope 403; only then is the body parsed
+// (so a malformed body from an unauthorized caller is still a 401).
 import { authenticate, requireScope } from './auth.js';
-import { ApiError, methodNotAllowed, notFound } from './errors.js';
+import { methodNotAllowed, notFound } from './errors.js';
 import type { Json, JsonObject } from './json.js';
 import type { SandboxStore } from './store.js';
 import type { ApiKeyState, Scope } from './state.js';
@@ -81,8 +82,4 @@ export async function dispatch(match: Match | undefined, req: Incoming): Promise
   requireScope(key, entry.scope);
   const body = WRITE_METHODS.has(req.method) ? req.body() : {};
   return entry.handler({ method: req.method, url: req.url, params: match.params, body, key, store: req.store });
-}
-
-export function isApiError(err: unknown): err is ApiError {
-  return err instanceof ApiError;
 }

@@ -44,7 +44,20 @@ export class SeedError extends Error {
 }
 
 export async function loadSeedFile(path: string): Promise<unknown> {
-  const text = await readFile(path, 'utf8');
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new SeedError(path, '', `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  // JSON first: it is YAML too, but the YAML parser is many times slower on large generated seeds.
+  if (/^\s*[{[]/.test(text)) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      // not JSON after all (YAML flow style): the YAML parser decides
+    }
+  }
   try {
     return parse(text) as unknown;
   } catch (err) {
@@ -104,8 +117,10 @@ export function stateFromSeed(doc: unknown, source: string): SandboxState {
       applyProjectPatch(project, apply(pat, () => validateProjectPatch(fields)));
       state.projects.push(project);
 
+      const keys = new Set<string>();
       for (const [fi, flag] of list(flags, `${pat}.feature_flags`, fail).entries()) {
-        apply(`${pat}.feature_flags[${fi}]`, () => createFlag(state, projectId, flag));
+        const created = apply(`${pat}.feature_flags[${fi}]`, () => createFlag(state, projectId, flag, (k) => keys.has(k)));
+        if (!created.deleted) keys.add(created.key);
       }
       const seen = new Set<string>();
       for (const [xi, person] of list(persons, `${pat}.persons`, fail).entries()) {

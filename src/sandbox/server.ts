@@ -91,8 +91,16 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
   const { state, origin } = await initialState(opts);
   const store = new SandboxStore(state, opts.statePath);
   // A state file exists from the first moment on, so a restart finds the same keys and ids.
-  if (opts.statePath) await store.save();
+  if (opts.statePath) {
+    try {
+      await store.save();
+    } catch (err) {
+      throw new SandboxStartError(`cannot write the state file ${opts.statePath}: ${(err as Error).message}`);
+    }
+  }
   const stats = emptyStats();
+  /** Set once listening; the origin used when a request carries no Host header. */
+  let baseUrl = '';
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -106,7 +114,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     const method = (req.method ?? 'GET').toUpperCase();
     let url: URL;
     try {
-      url = new URL(req.url ?? '/', `http://${req.headers.host ?? address}`);
+      url = new URL(req.url ?? '/', req.headers.host ? `http://${req.headers.host}` : baseUrl);
     } catch {
       url = new URL(req.url ?? '/', baseUrl);
     }
@@ -163,8 +171,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     });
   });
   const info = server.address() as AddressInfo;
-  const address = info.family === 'IPv6' ? `[${info.address}]:${info.port}` : `${info.address}:${info.port}`;
-  const baseUrl = `http://${address}`;
+  baseUrl = info.family === 'IPv6' ? `http://[${info.address}]:${info.port}` : `http://${info.address}:${info.port}`;
 
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {

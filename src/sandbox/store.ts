@@ -1,24 +1,34 @@
 // The sandbox's state holder: in memory, optionally persisted to --state FILE. Writes run one at
 // a time and are durable before they resolve, so a response is only sent for a write that
-// survives a SIGKILL; reads wait for writes already under way, so nobody sees a write that
-// could still be lost.
+// survives a SIGKILL; reads wait for the writes queued before them, so nobody sees a write that
+// could still be lost. Writes that queue up while the file is being written are committed
+// together with one file write (group commit), which keeps a large state fast under parallel
+// clients.
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from './atomic-file.js';
 import { isObject } from './json.js';
 import { STATE_FORMAT, type SandboxState } from './state.js';
 
+interface PendingWrite {
+  fn: (state: SandboxState) => unknown;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
 export class SandboxStore {
   private state: SandboxState;
   private readonly path: string | undefined;
-  private queue: Promise<unknown> = Promise.resolve();
-  /** The last content known to be on disk (or accepted in memory): the rollback point. */
-  private committed: string;
+  private pending: PendingWrite[] = [];
+  private draining = false;
+  /** Settles after the most recently queued write: what a read waits for. */
+  private tail: Promise<unknown> = Promise.resolve();
+  /** The content last written to the state file: the rollback point if a file write fails. */
+  private committed: string | undefined;
   private writes = 0;
 
   constructor(state: SandboxState, path?: string) {
     this.state = state;
     this.path = path;
-    this.committed = JSON.stringify(state);
   }
 
   /** Number of acknowledged writes since start (tests use it to see that a faulted call changed nothing). */
@@ -26,53 +36,90 @@ export class SandboxStore {
     return this.writes;
   }
 
-  /** Reads a consistent view after every write already queued has been made durable. */
+  /** Reads a consistent view after every write queued before this read has been made durable. */
   async read<T>(fn: (state: SandboxState) => T): Promise<T> {
-    await this.queue.catch(() => undefined);
+    await this.tail.catch(() => undefined);
     return fn(this.state);
   }
 
   /**
-   * Runs `fn` against the state, alone, then persists. If `fn` throws or persisting fails, the
-   * state goes back to what it was before, so an error answer never hides a partial change.
+   * Runs `fn` against the state, alone, and resolves once the change is persisted. `fn` must
+   * validate before it mutates: when it throws, it has changed nothing (every handler is written
+   * that way), so the write is refused without touching the state or the file.
    */
   write<T>(fn: (state: SandboxState) => T): Promise<T> {
-    const run = this.queue.catch(() => undefined).then(async () => {
-      let result: T;
-      try {
-        result = fn(this.state);
-      } catch (err) {
-        // Handlers validate before they mutate; restoring anyway means a bug there cannot
-        // leave a half-applied change behind a 4xx answer.
-        this.state = JSON.parse(this.committed) as SandboxState;
-        throw err;
-      }
-      const content = JSON.stringify(this.state);
-      try {
-        if (this.path) await writeFileAtomic(this.path, `${content}\n`);
-      } catch (err) {
-        this.state = JSON.parse(this.committed) as SandboxState;
-        throw err;
-      }
-      this.committed = content;
-      this.writes++;
-      return result;
+    const done = new Promise<T>((resolve, reject) => {
+      this.pending.push({ fn, resolve: resolve as (value: unknown) => void, reject });
     });
-    this.queue = run;
-    return run;
+    this.tail = done;
+    if (!this.draining) {
+      this.draining = true;
+      void this.drain();
+    }
+    return done;
+  }
+
+  /** Commits queued writes batch by batch until none is left. */
+  private async drain(): Promise<void> {
+    try {
+      while (this.pending.length > 0) await this.commitBatch(this.pending.splice(0));
+    } finally {
+      // Reached synchronously from the loop's last "nothing pending" check, so no write can
+      // slip in between and be left without a drain.
+      this.draining = false;
+    }
+  }
+
+  /**
+   * Applies a batch, persists it once, then settles every write of it, all after the file write,
+   * so writes settle in queue order (a read waiting on the last one sees only durable state).
+   */
+  private async commitBatch(batch: PendingWrite[]): Promise<void> {
+    const outcomes: { write: PendingWrite; ok: boolean; value: unknown }[] = [];
+    for (const write of batch) {
+      try {
+        outcomes.push({ write, ok: true, value: write.fn(this.state) });
+      } catch (err) {
+        outcomes.push({ write, ok: false, value: err });
+      }
+    }
+    const changed = outcomes.some((o) => o.ok);
+    if (changed && this.path) {
+      const content = `${JSON.stringify(this.state)}\n`;
+      try {
+        await writeFileAtomic(this.path, content);
+        this.committed = content;
+      } catch (err) {
+        // Nothing of this batch reached the disk: forget it in memory too, and refuse it.
+        if (this.committed !== undefined) this.state = JSON.parse(this.committed) as SandboxState;
+        for (const o of outcomes) if (o.ok) Object.assign(o, { ok: false, value: err });
+      }
+    }
+    for (const { write, ok, value } of outcomes) {
+      if (ok) {
+        this.writes++;
+        write.resolve(value);
+      } else {
+        write.reject(value);
+      }
+    }
   }
 
   /** Resolves once every queued write has finished (used when stopping). */
   async flush(): Promise<void> {
-    await this.queue.catch(() => undefined);
+    // Writes settle in order, so the last one settling means all have.
+    await this.tail.catch(() => undefined);
   }
 
-  /** Persists the current state (used once at start, so a fresh state file exists at once). */
-  save(): Promise<void> {
-    return this.write(() => undefined);
+  /** Persists the current state; called once at start, before any request, so a fresh state file exists at once. */
+  async save(): Promise<void> {
+    if (!this.path) return;
+    const content = `${JSON.stringify(this.state)}\n`;
+    await writeFileAtomic(this.path, content);
+    this.committed = content;
   }
 
-  /** A deep copy of the state, for tests and the stats endpoint's callers. */
+  /** A deep copy of the state, for tests. */
   snapshot(): SandboxState {
     return structuredClone(this.state);
   }

@@ -160,10 +160,21 @@ export function renderFlagMinimal(f: FeatureFlagState): JsonObject {
   };
 }
 
-export function createFlag(state: SandboxState, project: number, body: JsonObject): FeatureFlagState {
+/**
+ * POST: a new flag. `keyTaken` lets a bulk caller (the seed, with thousands of flags) answer the
+ * uniqueness question from its own index instead of a scan of every flag per flag.
+ */
+export function createFlag(state: SandboxState, project: number, body: JsonObject, keyTaken?: (key: string) => boolean): FeatureFlagState {
   const rawKey = requireField(body, 'key');
   const fields = validatePartial(FLAG_RULES, body);
-  const key = checkKey(state, project, rawKey, null, fields.deleted === true);
+  const deleted = fields.deleted === true;
+  let key: string;
+  if (keyTaken) {
+    key = checkKey(state, project, rawKey, null, true);
+    if (!deleted && keyTaken(key)) throw validationError('key', 'There is already a feature flag with this key.', 'unique');
+  } else {
+    key = checkKey(state, project, rawKey, null, deleted);
+  }
   const now = nowIso();
   const flag: FeatureFlagState = {
     id: state.next_ids.feature_flag,

@@ -1,0 +1,78 @@
+// plan_scale and plan_cpu: 200 declared projects × 100 flags, 50 roles, 2 proxy records.
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { ORG, startSandbox, timed } from './support.js';
+
+const PROJECTS = 200, FLAGS = 100, ROLES = 50, PROXIES = 2, PAGE = 100, PARALLELISM = 10;
+
+function workspace() {
+  const projects = Array.from({ length: PROJECTS }, (_, p) => ({
+    id: 10000 + p,
+    name: `Project ${p}`,
+    timezone: 'UTC',
+    feature_flags: Array.from({ length: FLAGS }, (_, f) => ({
+      key: `flag-${f}`, name: `Flag ${f}`, active: f % 2 === 0,
+      filters: { groups: [{ properties: [], rollout_percentage: f % 100 }] },
+    })),
+  }));
+  const roles = Array.from({ length: ROLES }, (_, i) => ({ name: `Role ${i}`, feature_flags_access_level: 21 }));
+  const proxy_records = Array.from({ length: PROXIES }, (_, i) => ({ domain: `p${i}.example.com` }));
+  const seed = { organizations: [{ id: ORG, projects, roles, proxy_records }] };
+  // The files declare everything as it is live, with one change per project so there is work to show.
+  const config = { organization: ORG, projects: projects.map((p) => ({ ...p, timezone: 'Europe/Berlin' })), roles, proxy_records };
+  return { seed, config };
+}
+
+async function runPlan(dir, latency) {
+  const sandbox = await startSandbox(['--seed', join(dir, 'seed.json'), '--latency', String(latency)]);
+  try {
+    await sandbox.resetStats();
+    const r = await timed(process.execPath, ['bench/plan-worker.js', join(dir, 'hogsync.yaml')], { stdout: 'pipe', env: sandbox.env });
+    if (r.code !== 0) throw new Error(`plan worker failed (${r.code})`);
+    const stats = await sandbox.stats();
+    return { ...JSON.parse(r.stdout), sandbox_requests: stats.requests };
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+export async function planBenchmarks() {
+  const dir = mkdtempSync(join(tmpdir(), 'hogsync-bench-'));
+  try {
+    const { seed, config } = workspace();
+    writeFileSync(join(dir, 'seed.json'), JSON.stringify(seed));
+    writeFileSync(join(dir, 'hogsync.yaml'), stringify(config));
+    const latency = 25;
+    const minimum = PROJECTS * (1 + Math.ceil(FLAGS / PAGE)) + Math.ceil(ROLES / PAGE) + Math.ceil(PROXIES / PAGE);
+    const scale = await runPlan(dir, latency);
+    const bound = Math.ceil(minimum / PARALLELISM) * latency;
+    const terraform = PROJECTS * (1 + FLAGS) + ROLES + PROXIES;
+    const cpu = await runPlan(dir, 0);
+    return {
+      plan_scale: {
+        requests: scale.sandbox_requests,
+        minimum_requests: minimum,
+        read_wall_ms: Math.round(scale.read_ms),
+        total_wall_ms: Math.round(scale.total_ms),
+        bound_ms: bound,
+        wall_over_bound: Math.round((scale.read_ms / bound) * 100) / 100,
+        one_get_per_resource_requests: terraform,
+        one_get_per_resource_ratio: Math.round((terraform / scale.sandbox_requests) * 10) / 10,
+        targets: { requests: 'minimum', wall_over_bound: 1.5 },
+      },
+      plan_cpu: {
+        cpu_ms: Math.round(cpu.cpu_ms),
+        peak_rss_mb: Math.round(cpu.peak_rss_mb),
+        load_ms: Math.round(cpu.load_ms),
+        read_ms: Math.round(cpu.read_ms),
+        plan_ms: Math.round(cpu.plan_ms),
+        changes: cpu.changes,
+        targets: { cpu_ms: 1500, peak_rss_mb: 250 },
+      },
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,30 @@
+// Child process of the plan benchmarks: runs hogsync's plan pipeline (load, read, plan, render)
+// exactly as `hogsync plan` does, and reports phase times, CPU time and peak memory as JSON.
+import { loadConfig } from '../dist/config/load.js';
+import { readLiveState } from '../dist/api/live-state.js';
+import { computePlan } from '../dist/plan/planner.js';
+import { renderJson } from '../dist/render/json.js';
+import { renderText } from '../dist/render/text.js';
+import { apiSettings, openClient } from '../dist/cli/context.js';
+
+const [, , configPath] = process.argv;
+const t0 = performance.now();
+const settings = apiSettings({});
+const desired = await loadConfig([configPath]);
+const t1 = performance.now();
+const client = openClient(settings);
+const live = await readLiveState(client, desired, settings.parallelism);
+const t2 = performance.now();
+const { plan } = computePlan(desired, live, { baseUrl: settings.baseUrl });
+renderText(plan, { color: false });
+renderJson(plan);
+const t3 = performance.now();
+await client.close();
+const cpu = process.cpuUsage();
+process.stdout.write(JSON.stringify({
+  load_ms: t1 - t0, read_ms: t2 - t1, plan_ms: t3 - t2, total_ms: t3 - t0,
+  cpu_ms: (cpu.user + cpu.system) / 1000,
+  peak_rss_mb: process.resourceUsage().maxRSS / 1024,
+  client_requests: client.stats.requests,
+  changes: plan.changes.length,
+}));

@@ -1,0 +1,51 @@
+// `npm run bench [-- --json] [-- --only startup,plan,apply]`: every performance figure of
+// hogsync, measured against the real CLI and a sandbox process on loopback.
+import { startup } from './startup.js';
+import { planBenchmarks } from './plan-scale.js';
+import { applyRate } from './apply-rate.js';
+
+const json = process.argv.includes('--json');
+const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
+const only = onlyArg ? new Set(onlyArg.split(',')) : null;
+const want = (name) => !only || only.has(name);
+const log = (text) => { if (!json) process.stderr.write(`${text}\n`); };
+
+const results = {};
+if (want('startup')) { log('startup …'); results.startup = await startup(); }
+if (want('plan')) { log('plan_scale, plan_cpu (200 projects × 100 flags) …'); Object.assign(results, await planBenchmarks()); }
+if (want('apply')) { log('apply_rate (300 updates under a rate limit; about 80 s) …'); results.apply_rate = await applyRate(); }
+
+if (json) {
+  process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+} else {
+  const rows = [];
+  const row = (bench, figure, value, target, ok) => rows.push([bench, figure, String(value), target, ok === undefined ? '' : ok ? 'ok' : 'MISSED']);
+  const s = results.startup;
+  if (s) {
+    row('startup', 'node -e 0', `${s.node_ms} ms`, '');
+    row('startup', '--version', `${s.version_ms} ms (${s.version_ratio}×)`, '≤ 1.3×', s.version_ratio <= 1.3);
+    row('startup', 'validate examples/basic', `${s.validate_ms} ms (${s.validate_ratio}×)`, '≤ 2×', s.validate_ratio <= 2);
+  }
+  const p = results.plan_scale;
+  if (p) {
+    row('plan_scale', 'requests', `${p.requests} (minimum ${p.minimum_requests})`, '= minimum', p.requests === p.minimum_requests);
+    row('plan_scale', 'live read wall', `${p.read_wall_ms} ms (bound ${p.bound_ms} ms, ${p.wall_over_bound}×)`, '≤ 1.5× bound', p.wall_over_bound <= 1.5);
+    row('plan_scale', 'whole plan wall', `${p.total_wall_ms} ms`, '');
+    row('plan_scale', 'one GET per resource', `${p.one_get_per_resource_requests} requests (${p.one_get_per_resource_ratio}× more)`, '');
+  }
+  const c = results.plan_cpu;
+  if (c) {
+    row('plan_cpu', 'CPU time', `${c.cpu_ms} ms`, '≤ 1500 ms', c.cpu_ms <= 1500);
+    row('plan_cpu', 'peak memory', `${c.peak_rss_mb} MB`, '≤ 250 MB', c.peak_rss_mb <= 250);
+  }
+  const a = results.apply_rate;
+  if (a) {
+    row('apply_rate', 'achieved share of R', `${a.achieved_share} (${a.achieved_per_minute}/${a.rate_per_minute} per min, ${a.applied} applied)`, '≥ 0.9', a.achieved_share >= 0.9);
+    row('apply_rate', '429 answers', String(a.throttled_429), '= 0', a.throttled_429 === 0);
+  }
+  const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => r[i].length), 6));
+  const line = (r) => r.map((c, i) => c.padEnd(widths[i])).join('  ');
+  console.log(line(['bench', 'figure', 'value', 'target', '']));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) console.log(line(r));
+}

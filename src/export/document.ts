@@ -1,0 +1,187 @@
+// The exporter: live records of one organization → the configuration document that declares
+// them, as YAML text a later `plan` finds nothing to change in. Pure and generic over the
+// resource kinds: every kind of the registry whose parent is the organization becomes a
+// top-level list, every kind whose parent is another kind is nested in that kind's items.
+// Values the JSON Schema would reject are left out (with a note) so the file always loads;
+// sensitive values become ${env:…} placeholders.
+import type { LiveState } from '../api/live-state.js';
+import type { SchemaValidator } from '../config/compiled.js';
+import type { KindName, LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
+import { KINDS } from '../resources/registry.js';
+import { addressOf } from '../plan/types.js';
+import { escapeInterpolation, exportedValue } from './values.js';
+import { VariableNamer } from './variables.js';
+import { renderYaml, type LocatedItem } from './yaml.js';
+
+export interface ExportOptions {
+  /** The organization id, lower-cased as the loader keys it. */
+  organization: string;
+  /** The `$id` of the JSON Schema, for the editor modeline on the first line. */
+  schemaId: string;
+  /** The compiled JSON Schema validator the loader uses. */
+  validate: SchemaValidator;
+}
+
+export interface ExportVariable { name: string; address: string; field: string }
+
+export interface ExportResult {
+  text: string;
+  /** Environment variables the file's placeholders need, in file order. */
+  variables: ExportVariable[];
+  /** Every value or item left out, one line each (never a value). */
+  warnings: string[];
+  /** Items exported per kind, in registry order. */
+  counts: { kind: KindName; count: number }[];
+}
+
+interface Entry {
+  kind: ResourceKind;
+  address: string;
+  /** The key of its address (`12345`, `12345/new-checkout`), for names and notes. */
+  key: string;
+  /** Identity and managed fields, with the live (unescaped) values. */
+  data: Record<string, unknown>;
+  children: Group[];
+  notes: string[];
+  dropped: boolean;
+  /** Sensitive field → the variable that stands in for it. */
+  secrets: Map<string, string>;
+}
+
+interface Group { kind: ResourceKind; entries: Entry[] }
+
+const label = (entry: Entry) => `${entry.kind.name.replace(/_/g, ' ')} ${entry.key}`;
+
+/** Numbers by value; anything else by the kind's match key, then as written. */
+function byIdentity(kind: ResourceKind): (a: LiveRecord, b: LiveRecord) => number {
+  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return (a, b) => {
+    const x = a[kind.identityField];
+    const y = b[kind.identityField];
+    if (typeof x === 'number' && typeof y === 'number') return x - y;
+    return cmp(kind.matchKey(kind.displayKey(x)), kind.matchKey(kind.displayKey(y))) || cmp(String(x), String(y));
+  };
+}
+
+function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope): Entry[] {
+  const records = (live.find(kind, scope) ?? []).filter((r) => !kind.isGone(r)).sort(byIdentity(kind));
+  return records.map((record) => {
+    const identity = record[kind.identityField];
+    const display = kind.displayKey(identity);
+    const key = scope.project === null ? display : `${scope.project}/${display}`;
+    const data: Record<string, unknown> = { [kind.identityField]: identity };
+    for (const field of Object.keys(kind.fields)) {
+      // A field the API does not send (an older or newer API version) is not declared at all.
+      if (field === kind.identityField || record[field] === undefined) continue;
+      data[field] = exportedValue(kind, field, record[field]);
+    }
+    const children = KINDS.filter((c) => c.parent === kind.name)
+      .map((child) => ({ kind: child, entries: entriesOf(live, child, { organization: scope.organization, project: Number(kind.liveId(record)) }) }));
+    return { kind, address: addressOf(kind.name, scope.organization, key), key, data, children, notes: [], dropped: false, secrets: new Map() };
+  });
+}
+
+/** The document, built from every entry not dropped, and where each entry sits in it. */
+function assemble(organization: string, groups: Group[], dataOf: (e: Entry) => Record<string, unknown>): { doc: Record<string, unknown>; items: LocatedItem<Entry>[] } {
+  const doc: Record<string, unknown> = { organization };
+  const items: LocatedItem<Entry>[] = [];
+  const place = (group: Group, at: (string | number)[], into: Record<string, unknown>): void => {
+    const kept = group.entries.filter((e) => !e.dropped);
+    if (kept.length === 0) return;
+    into[group.kind.configKey] = kept.map((entry, i) => {
+      const path = [...at, group.kind.configKey, i];
+      const data = { ...dataOf(entry) };
+      items.push({ path, item: entry });
+      for (const child of entry.children) place(child, path, data);
+      return data;
+    });
+  };
+  for (const group of groups) place(group, [], doc);
+  return { doc, items };
+}
+
+/** `filters/groups/0/rollout_percentage` → `filters.groups[0].rollout_percentage`. */
+function dotted(segments: readonly string[]): string {
+  return segments.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
+}
+
+/** Leaves out every value (or item) the schema rejects, until the document validates. */
+function dropInvalid(organization: string, groups: Group[], validate: SchemaValidator): void {
+  for (let round = 0; ; round++) {
+    const { doc, items } = assemble(organization, groups, (e) => e.data);
+    if (validate(doc)) return;
+    let progressed = false;
+    for (const error of validate.errors ?? []) {
+      const segments = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+      // The innermost item the error is in: its path is the longest prefix of the error's.
+      const hit = items
+        .filter(({ path }) => path.length <= segments.length && path.every((p, i) => String(p) === segments[i]))
+        .sort((a, b) => b.path.length - a.path.length)[0];
+      if (!hit || hit.item.dropped) continue;
+      const entry = hit.item;
+      const rest = segments.slice(hit.path.length);
+      const field = rest[0];
+      const why = `${rest.length > 1 ? `${dotted(rest)} ` : ''}${error.message ?? 'is not valid'}`;
+      if (field !== undefined && field !== entry.kind.identityField && field in entry.kind.fields) {
+        if (!(field in entry.data)) continue;
+        delete entry.data[field];
+        entry.notes.push(`left out ${field}: the live value is not valid in the configuration format (${why})`);
+      } else {
+        entry.dropped = true;
+        entry.notes.push(`left out: the live record is not valid in the configuration format (${why})`);
+      }
+      progressed = true;
+    }
+    // Each round removes at least one value, so this ends; anything else is a bug of ours.
+    if (!progressed || round > 10_000) {
+      const first = validate.errors?.[0];
+      throw new Error(`export: the exported document does not validate: ${first?.instancePath ?? ''} ${first?.message ?? ''}`);
+    }
+  }
+}
+
+function allEntries(groups: Group[]): Entry[] {
+  return groups.flatMap((g) => g.entries.flatMap((e) => [e, ...allEntries(e.children)]));
+}
+
+export function exportDocument(live: LiveState, options: ExportOptions): ExportResult {
+  const { organization } = options;
+  const groups: Group[] = KINDS.filter((k) => k.parent === 'organization')
+    .map((kind) => ({ kind, entries: entriesOf(live, kind, { organization, project: null }) }));
+  dropInvalid(organization, groups, options.validate);
+
+  const entries = allEntries(groups);
+  const namer = new VariableNamer();
+  const variables: ExportVariable[] = [];
+  for (const entry of entries) {
+    if (entry.dropped) continue;
+    for (const [field, spec] of Object.entries(entry.kind.fields)) {
+      const value = entry.data[field];
+      // Nothing secret to stand in for: null and "" are written as they are.
+      if (!spec.sensitive || value === undefined || value === null || value === '') continue;
+      const name = namer.name(entry.kind.name, entry.key, field);
+      entry.secrets.set(field, name);
+      variables.push({ name, address: entry.address, field });
+    }
+  }
+
+  const { doc, items } = assemble(organization, groups, (entry) => {
+    const data = escapeInterpolation(entry.data) as Record<string, unknown>;
+    for (const [field, name] of entry.secrets) data[field] = `\${env:${name}}`;
+    return data;
+  });
+  const dropped = entries.filter((e) => e.dropped).flatMap((e) => e.notes.map((n) => `${label(e)}: ${n}`));
+  const text = renderYaml(doc, items, {
+    header: [
+      `yaml-language-server: $schema=${options.schemaId}`,
+      `Organization ${organization}, exported by \`hogsync export\`. Every field written here is managed:`,
+      'remove the ones hogsync should leave alone. Nothing is deleted unless `prune` or `ensure: absent` says so.',
+      ...dropped,
+    ],
+    notesOf: (entry) => entry.notes,
+    secretsOf: (entry) => entry.secrets,
+  });
+  const counts = KINDS.map((kind) => ({ kind: kind.name, count: entries.filter((e) => e.kind === kind && !e.dropped).length }));
+  const warnings = entries.flatMap((e) => e.notes.map((n) => `${label(e)}: ${n}`));
+  return { text, variables, warnings, counts };
+}

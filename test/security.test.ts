@@ -1,0 +1,458 @@
+// Reliability and security: who the sandbox lets in (every endpoint, every scope), where the
+// CLI refuses to send the key (plain http:// off loopback, `next` links to another origin),
+// and that the key, or a sensitive value, never shows in anything hogsync prints or writes.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import { networkInterfaces } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { ROUTES } from '../src/sandbox/routes/index.js';
+import type { SandboxHandle } from '../src/sandbox/server.js';
+import type { SeedDocument } from '../src/sandbox/seed.js';
+import { api, inProcessSandbox, spawnSandbox, stopAllSandboxes } from './support/sandbox.js';
+import { ORG, config, workspace, type Workspace } from './support/workspace.js';
+import { expectNoSecret, type Outputs } from './support/secrets.js';
+import type { CliResult } from './support/cli.js';
+
+/** A distinctive secret: random, so that no piece of it occurs anywhere by accident. */
+function canary(prefix: string): string {
+  return `${prefix}${randomBytes(18).toString('hex')}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Every sandbox endpoint: 401 without a valid key, 403 naming the scope without it.
+// ---------------------------------------------------------------------------------------------
+
+type Scope = 'project:read' | 'project:write' | 'organization:read' | 'organization:write' | 'feature_flag:read' | 'feature_flag:write';
+const OBJECTS = ['project', 'organization', 'feature_flag'] as const;
+const SCOPES: Scope[] = OBJECTS.flatMap((o) => [`${o}:read`, `${o}:write`] as Scope[]);
+
+interface Ids { role: number; proxy: string; flag: number }
+interface Endpoint {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** The sandbox route pattern it exercises (checked against the route table). */
+  pattern: string;
+  path: (ids: Ids) => string;
+  scope: Scope;
+  body?: unknown;
+}
+
+const PROJECT = 12345;
+const item = '/api/organizations/:org/projects/:id/';
+const projectPath = `/api/organizations/${ORG}/projects/${PROJECT}/`;
+const flags = `/api/projects/${PROJECT}/feature_flags/`;
+
+// Scopes the reference fixes: project PATCH/DELETE write, proxy records and roles
+// organization:read/write, local_evaluation feature_flag:read. The others (project reads and
+// actions, the other flag endpoints) follow the same rule: GET reads, anything else writes.
+const ENDPOINTS: Endpoint[] = [
+  { method: 'GET', pattern: item, path: () => projectPath, scope: 'project:read' },
+  { method: 'PATCH', pattern: item, path: () => projectPath, scope: 'project:write', body: { name: 'Renamed' } },
+  { method: 'DELETE', pattern: item, path: () => projectPath, scope: 'project:write' },
+  ...['access_controls', 'activity', 'global_access_controls', 'is_generating_demo_data'].map((action): Endpoint => (
+    { method: 'GET', pattern: `${item}${action}/`, path: () => `${projectPath}${action}/`, scope: 'project:read' })),
+  { method: 'PATCH', pattern: `${item}add_product_intent/`, path: () => `${projectPath}add_product_intent/`, scope: 'project:write', body: { product_type: 'feature_flags' } },
+  { method: 'PATCH', pattern: `${item}complete_product_onboarding/`, path: () => `${projectPath}complete_product_onboarding/`, scope: 'project:write', body: { type: 'feature_flags' } },
+  { method: 'PATCH', pattern: `${item}reset_token/`, path: () => `${projectPath}reset_token/`, scope: 'project:write', body: {} },
+  { method: 'GET', pattern: '/api/projects/', path: () => '/api/projects/', scope: 'project:read' },
+  { method: 'GET', pattern: '/api/organizations/:org/projects/', path: () => `/api/organizations/${ORG}/projects/`, scope: 'project:read' },
+
+  { method: 'GET', pattern: '/api/organizations/:org/proxy_records/', path: () => `/api/organizations/${ORG}/proxy_records/`, scope: 'organization:read' },
+  { method: 'POST', pattern: '/api/organizations/:org/proxy_records/', path: () => `/api/organizations/${ORG}/proxy_records/`, scope: 'organization:write', body: { domain: 'new.example.com' } },
+  { method: 'GET', pattern: '/api/organizations/:org/proxy_records/:id/', path: (ids) => `/api/organizations/${ORG}/proxy_records/${ids.proxy}/`, scope: 'organization:read' },
+  { method: 'PATCH', pattern: '/api/organizations/:org/proxy_records/:id/', path: (ids) => `/api/organizations/${ORG}/proxy_records/${ids.proxy}/`, scope: 'organization:write', body: {} },
+  { method: 'DELETE', pattern: '/api/organizations/:org/proxy_records/:id/', path: (ids) => `/api/organizations/${ORG}/proxy_records/${ids.proxy}/`, scope: 'organization:write' },
+
+  { method: 'GET', pattern: '/api/organizations/:org/roles/', path: () => `/api/organizations/${ORG}/roles/`, scope: 'organization:read' },
+  { method: 'POST', pattern: '/api/organizations/:org/roles/', path: () => `/api/organizations/${ORG}/roles/`, scope: 'organization:write', body: { name: 'New role' } },
+  { method: 'GET', pattern: '/api/organizations/:org/roles/:id/', path: (ids) => `/api/organizations/${ORG}/roles/${ids.role}/`, scope: 'organization:read' },
+  { method: 'PATCH', pattern: '/api/organizations/:org/roles/:id/', path: (ids) => `/api/organizations/${ORG}/roles/${ids.role}/`, scope: 'organization:write', body: { name: 'Support team' } },
+  { method: 'DELETE', pattern: '/api/organizations/:org/roles/:id/', path: (ids) => `/api/organizations/${ORG}/roles/${ids.role}/`, scope: 'organization:write' },
+
+  { method: 'GET', pattern: '/api/projects/:project/feature_flags/', path: () => flags, scope: 'feature_flag:read' },
+  { method: 'POST', pattern: '/api/projects/:project/feature_flags/', path: () => flags, scope: 'feature_flag:write', body: { key: 'new-flag' } },
+  { method: 'GET', pattern: '/api/projects/:project/feature_flags/:id/', path: (ids) => `${flags}${ids.flag}/`, scope: 'feature_flag:read' },
+  { method: 'PATCH', pattern: '/api/projects/:project/feature_flags/:id/', path: (ids) => `${flags}${ids.flag}/`, scope: 'feature_flag:write', body: { name: 'Renamed' } },
+  // Answers 405 to a caller that may write: flags are deleted with PATCH {"deleted": true}.
+  { method: 'DELETE', pattern: '/api/projects/:project/feature_flags/:id/', path: (ids) => `${flags}${ids.flag}/`, scope: 'feature_flag:write' },
+  { method: 'GET', pattern: '/api/projects/:project/feature_flags/evaluation_reasons/', path: () => `${flags}evaluation_reasons/?distinct_id=user-1`, scope: 'feature_flag:read' },
+  { method: 'GET', pattern: '/api/projects/:project/feature_flags/local_evaluation/', path: () => `${flags}local_evaluation/`, scope: 'feature_flag:read' },
+  { method: 'GET', pattern: '/api/projects/:project/feature_flags/my_flags/', path: () => `${flags}my_flags/`, scope: 'feature_flag:read' },
+  {
+    method: 'POST', pattern: '/api/projects/:project/feature_flags/user_blast_radius/', path: () => `${flags}user_blast_radius/`, scope: 'feature_flag:write',
+    body: { condition: { properties: [], rollout_percentage: 100 }, group_type_index: null },
+  },
+];
+
+/** Keys for the scope checks: for each scope, one with exactly it, and one with all but it. */
+function scopeKeys() {
+  const only = Object.fromEntries(SCOPES.map((s) => [s, canary(`phx_only_${s.replace(':', '_')}_`)])) as Record<Scope, string>;
+  const without = Object.fromEntries(SCOPES.map((s) => [s, canary(`phx_without_${s.replace(':', '_')}_`)])) as Record<Scope, string>;
+  const scopesWithout = (scope: Scope): string[] => {
+    const [object, action] = scope.split(':') as [string, string];
+    // Every other object with write (which implies read); for a write scope, its own read too.
+    return [...OBJECTS.filter((o) => o !== object).map((o) => `${o}:write`), ...(action === 'write' ? [`${object}:read`] : [])];
+  };
+  const keys = [
+    ...SCOPES.map((s) => ({ key: only[s], label: `only ${s}`, scopes: [s] })),
+    ...SCOPES.map((s) => ({ key: without[s], label: `without ${s}`, scopes: scopesWithout(s) })),
+  ];
+  return { only, without, keys };
+}
+
+describe('sandbox: every endpoint checks the key and its scope', () => {
+  const { only, without, keys } = scopeKeys();
+  const seed: SeedDocument = {
+    organizations: [{
+      id: ORG,
+      projects: [{
+        id: PROJECT, name: 'Web app',
+        feature_flags: [{ key: 'existing', name: 'Existing', active: true, filters: { groups: [{ properties: [], rollout_percentage: 50 }] } }],
+        persons: [{ distinct_id: 'user-1', properties: {} }],
+      }],
+      proxy_records: [{ domain: 'e.example.com', status: 'valid' }],
+      roles: [{ name: 'Support' }],
+    }],
+    keys,
+  };
+  let sandbox: SandboxHandle;
+  let ids: Ids;
+
+  beforeAll(async () => {
+    sandbox = await inProcessSandbox({ seed });
+    const admin = api(sandbox.baseUrl, sandbox.apiKey);
+    const first = async (path: string): Promise<Record<string, unknown>> => ((await admin.get(path)).body as { results: Record<string, unknown>[] }).results[0] as Record<string, unknown>;
+    ids = {
+      role: (await first(`/api/organizations/${ORG}/roles/`)).id as number,
+      proxy: String((await first(`/api/organizations/${ORG}/proxy_records/`)).id),
+      flag: (await first(flags)).id as number,
+    };
+  });
+  afterAll(stopAllSandboxes);
+
+  it('the list covers every route and method the sandbox serves, with the scope it requires', () => {
+    const served = ROUTES.flatMap((r) => Object.entries(r.methods).map(([method, m]) => `${method} ${r.pattern} ${m?.scope}`)).sort();
+    const listed = ENDPOINTS.map((e) => `${e.method} ${e.pattern} ${e.scope}`).sort();
+    expect(listed).toEqual(served);
+  });
+
+  const label = (e: Endpoint) => `${e.method} ${e.pattern}`;
+
+  it.each(ENDPOINTS.map((e) => [label(e), e] as const))('%s: 401 without a key and with an unknown key', async (_name, e) => {
+    const none = await api(sandbox.baseUrl, null).call(e.method, e.path(ids), e.body);
+    expect(none.status).toBe(401);
+    expect(none.body).toMatchObject({ type: 'authentication_error', code: 'not_authenticated', attr: null });
+    const unknown = await api(sandbox.baseUrl, canary('phx_unknown_')).call(e.method, e.path(ids), e.body);
+    expect(unknown.status).toBe(401);
+    expect(unknown.body).toMatchObject({ type: 'authentication_error', code: 'authentication_failed', attr: null });
+  });
+
+  it.each(ENDPOINTS.map((e) => [label(e), e] as const))('%s: 403 naming the scope for a key without it', async (_name, e) => {
+    const r = await api(sandbox.baseUrl, without[e.scope]).call(e.method, e.path(ids), e.body);
+    expect(r.status).toBe(403);
+    expect(r.body).toEqual({ type: 'authentication_error', code: 'permission_denied', detail: `API key missing required scope '${e.scope}'`, attr: null });
+  });
+
+  // Last: these calls change state (deletes run at the end, the project's own last).
+  it('a key with exactly that scope gets through (the scope is the right one and enough)', async () => {
+    const order = (e: Endpoint) => (e.method !== 'DELETE' ? 0 : e.pattern === item ? 2 : 1);
+    for (const e of [...ENDPOINTS].sort((a, b) => order(a) - order(b))) {
+      const r = await api(sandbox.baseUrl, only[e.scope]).call(e.method, e.path(ids), e.body);
+      const expected = e.method === 'DELETE' && e.scope === 'feature_flag:write' ? [405] : [200, 201, 204];
+      expect({ endpoint: label(e), status: r.status }, JSON.stringify(r.body)).toEqual({ endpoint: label(e), status: expect.toBeOneOf(expected) });
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Small loopback servers that record every connection and request they get.
+// ---------------------------------------------------------------------------------------------
+
+interface Recorded { method: string; url: string; authorization: string | undefined }
+interface Recorder { server: http.Server; host: string; port: number; origin: string; requests: Recorded[]; connections: number; close(): Promise<void> }
+const recorders: Recorder[] = [];
+
+async function recorder(host: string, answer: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_req, res) => { res.writeHead(500).end(); }): Promise<Recorder> {
+  const requests: Recorded[] = [];
+  const server = http.createServer((req, res) => {
+    requests.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization });
+    answer(req, res);
+  });
+  const rec: Recorder = {
+    server, host, port: 0, origin: '', requests, connections: 0,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+  server.on('connection', () => { rec.connections++; });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () => resolve());
+  });
+  rec.port = (server.address() as AddressInfo).port;
+  rec.origin = `http://${host}:${rec.port}`;
+  recorders.push(rec);
+  return rec;
+}
+
+afterEach(async () => {
+  await Promise.all(recorders.splice(0).map((r) => r.close()));
+});
+
+function oneLine(r: CliResult): string {
+  const lines = r.stderr.split('\n').filter((l) => l !== '');
+  expect(lines, r.stderr).toHaveLength(1);
+  return lines[0] as string;
+}
+
+/** A non-loopback IPv4 address of this machine: traffic to it never leaves the machine. */
+function ownAddress(): string | undefined {
+  for (const list of Object.values(networkInterfaces())) {
+    for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Plain http:// only on loopback.
+// ---------------------------------------------------------------------------------------------
+
+describe('the CLI refuses plain http:// to a host that is not loopback', () => {
+  let ws: Workspace;
+  const key = canary('phx_http_canary_');
+  beforeAll(() => {
+    ws = workspace({ baseUrl: 'https://unused.invalid', apiKey: key });
+    ws.write('h.yaml', config('roles:\n  - name: Support\n'));
+  });
+  afterAll(() => ws.remove());
+
+  it.each([
+    ['plan', ['plan', 'h.yaml']],
+    ['drift', ['drift', 'h.yaml']],
+    ['apply', ['apply', 'h.yaml', '--auto-approve']],
+  ])('%s --base-url http://example.com: exit 1, one line, nothing printed on stdout', async (_verb, args) => {
+    const r = await ws.cli([...args, '--base-url', 'http://example.com']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(oneLine(r)).toMatch(/^error: refusing to send the API key over plain http:\/\/ to example\.com; use https:\/\//);
+    expectNoSecret({ stdout: r.stdout, stderr: r.stderr }, key);
+  });
+
+  it('also from HOGSYNC_BASE_URL, and for an IP address and a name that only look local', async () => {
+    for (const base of ['http://10.0.0.1:8010', 'http://127.0.0.1.example.com', 'http://[::ffff:a00:1]/']) {
+      const r = await ws.cli(['plan', 'h.yaml'], { HOGSYNC_BASE_URL: base });
+      expect({ base, code: r.code }).toEqual({ base, code: 1 });
+      expect(oneLine(r)).toMatch(/refusing to send the API key over plain http:\/\//);
+    }
+  });
+
+  it.skipIf(ownAddress() === undefined)('makes no request at all: a server on a non-loopback address of this machine gets no connection', async () => {
+    const target = await recorder(ownAddress() as string);
+    const r = await ws.cli(['plan', 'h.yaml', '--base-url', target.origin, '--verbose']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/refusing to send the API key over plain http:\/\//);
+    expect(target.connections).toBe(0);
+    expectNoSecret({ stdout: r.stdout, stderr: r.stderr }, key);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// 3. `next` links to another origin.
+// ---------------------------------------------------------------------------------------------
+
+describe('a next link to another origin is refused, and the key is not sent there', () => {
+  const key = canary('phx_next_canary_');
+  let ws: Workspace;
+  afterEach(() => ws?.remove());
+
+  /** An API answering the lists a roles-only plan reads; the roles list points `next` at `foreign(apiPort)`. */
+  async function apiWithForeignNext(foreign: (apiPort: number) => string): Promise<Recorder> {
+    let port = 0;
+    const rec = await recorder('127.0.0.1', (req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if (req.headers.authorization !== `Bearer ${key}`) return send(401, { type: 'authentication_error', code: 'authentication_failed', detail: 'Invalid key', attr: null });
+      if (url.pathname === `/api/organizations/${ORG}/roles/` && !url.searchParams.has('offset')) {
+        return send(200, {
+          count: 2, previous: null,
+          next: `${foreign(port)}/api/organizations/${ORG}/roles/?limit=1&offset=1`,
+          results: [{ id: 1, name: 'Support', feature_flags_access_level: 21, created_at: '2024-01-01T00:00:00Z', created_by: null, members: [] }],
+        });
+      }
+      if (url.pathname.endsWith('/proxy_records/')) return send(200, { count: 0, next: null, previous: null, results: [] });
+      return send(404, { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null });
+    });
+    port = rec.port;
+    return rec;
+  }
+
+  async function otherLoopbackHost(): Promise<Recorder> {
+    try {
+      return await recorder('127.0.0.2');
+    } catch {
+      return recorder('127.0.0.1'); // no 127.0.0.2 here (macOS): another port is another origin too
+    }
+  }
+
+  const CASES: Array<[string, { foreignServer: boolean; origin: (apiPort: number, foreign?: Recorder) => string }]> = [
+    ['another loopback address', { foreignServer: true, origin: (_p, f) => (f as Recorder).origin }],
+    ['the same server under another name (localhost)', { foreignServer: false, origin: (p) => `http://localhost:${p}` }],
+    ['the same host and port over https', { foreignServer: false, origin: (p) => `https://127.0.0.1:${p}` }],
+  ];
+
+  it.each(CASES)('%s: exit 1, one line naming the refusal, no request and no key there', async (_name, c) => {
+    const foreign = c.foreignServer ? await otherLoopbackHost() : undefined;
+    let nextOrigin = '';
+    const server = await apiWithForeignNext((apiPort) => (nextOrigin = c.origin(apiPort, foreign)));
+    ws = workspace({ baseUrl: server.origin, apiKey: key });
+    const file = ws.write('h.yaml', config('roles:\n  - name: Support\n'));
+
+    for (const args of [['plan', file], ['plan', file, '--verbose'], ['drift', file, '--format', 'junit']]) {
+      const r = await ws.cli(args);
+      expect({ args, code: r.code }).toEqual({ args, code: 1 });
+      expect(r.stdout).toBe('');
+      const line = args.includes('--verbose') ? (r.stderr.split('\n')[0] as string) : oneLine(r);
+      expect(line).toMatch(/^error: .*refusing to follow .*another origin/);
+      expect(line).toContain(nextOrigin);
+      expectNoSecret({ stdout: r.stdout, stderr: r.stderr }, key);
+    }
+    // The API itself was asked, with the key; the other origin never was.
+    expect(server.requests.some((q) => q.url.startsWith(`/api/organizations/${ORG}/roles/`) && q.authorization === `Bearer ${key}`)).toBe(true);
+    expect(server.requests.filter((q) => q.url.includes('offset=1'))).toEqual([]);
+    if (foreign) expect({ connections: foreign.connections, requests: foreign.requests }).toEqual({ connections: 0, requests: [] });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// 4. The key (and a sensitive value) never appears in any output.
+// ---------------------------------------------------------------------------------------------
+
+describe('the API key never appears in any output', () => {
+  const KEY = canary('phx_canary_all_');
+  const READ_ONLY = canary('phx_canary_read_');
+  const WRONG = canary('phx_canary_wrong_');
+  const WEBHOOK = `https://hooks.example.test/services/${randomBytes(16).toString('hex')}`;
+  const SECRETS = [KEY, READ_ONLY, WRONG, WEBHOOK];
+  const seed: SeedDocument = {
+    organizations: [{
+      id: ORG,
+      projects: [{ id: PROJECT, name: 'Web app', timezone: 'UTC', feature_flags: [{ key: 'old', name: 'Old', active: true }], persons: [{ distinct_id: 'u1', properties: {} }] }],
+      proxy_records: [{ domain: 'old.example.com' }],
+      roles: [{ name: 'Support', feature_flags_access_level: 21 }],
+    }],
+    keys: [
+      { key: KEY, scopes: ['*'] },
+      { key: READ_ONLY, scopes: ['project:read', 'organization:read', 'feature_flag:read'] },
+    ],
+  };
+  const CONFIG = config(`projects:
+  - id: ${PROJECT}
+    timezone: Europe/Berlin
+    slack_incoming_webhook: \${env:SLACK_WEBHOOK}
+    feature_flags:
+      - key: new-flag
+        name: New
+        active: true
+        filters: { groups: [ { properties: [], rollout_percentage: 30 } ] }
+proxy_records:
+  - domain: new.example.com
+roles:
+  - name: Engineers
+    feature_flags_access_level: 37
+`);
+
+  let sandbox: SandboxHandle;
+  let ws: Workspace;
+  const outputs: Array<{ label: string; text: string }> = [];
+  const env = { SLACK_WEBHOOK: WEBHOOK };
+
+  /** Runs the CLI and keeps what it printed (and any file it wrote) for the final check. */
+  async function run(label: string, args: string[], extraEnv: Record<string, string> = {}, files: string[] = []): Promise<CliResult> {
+    const r = await ws.cli(args, { ...env, ...extraEnv });
+    outputs.push({ label: `${label}: stdout`, text: r.stdout }, { label: `${label}: stderr`, text: r.stderr });
+    for (const f of files) {
+      try {
+        outputs.push({ label: `${label}: ${f}`, text: readFileSync(ws.path(f), 'utf8') });
+      } catch {
+        // not written (an error run): nothing to look at
+      }
+    }
+    return r;
+  }
+
+  beforeAll(async () => {
+    sandbox = await inProcessSandbox({ seed });
+    ws = workspace({ baseUrl: sandbox.baseUrl, apiKey: KEY });
+    ws.write('h.yaml', CONFIG);
+    ws.write('bad.yaml', config('projects:\n  - id: 12345\n    timezone: 5\n    slack_incoming_webhook: ${env:SLACK_WEBHOOK}\n    no_such_field: ${env:SLACK_WEBHOOK}\n'));
+    ws.write('missing-project.yaml', config('projects:\n  - id: 99999\n    name: Nope\n'));
+  });
+  afterAll(async () => {
+    ws.remove();
+    await stopAllSandboxes();
+  });
+
+  it('in validate, plan and drift in every format, export, and their errors (also with --verbose)', async () => {
+    const closedPort = await recorder('127.0.0.1');
+    const closed = `http://127.0.0.1:${closedPort.port}`;
+    await closedPort.close();
+    const results = await Promise.all([
+      run('validate', ['validate', 'h.yaml']),
+      run('validate invalid', ['validate', 'bad.yaml', '--verbose']),
+      run('validate long secret', ['validate', 'h.yaml'], { SLACK_WEBHOOK: `${WEBHOOK}/${'x'.repeat(600)}` }),
+      run('plan text', ['plan', 'h.yaml', '--verbose']),
+      run('plan json', ['plan', 'h.yaml', '--format', 'json', '--out', 'plan-a.json'], {}, ['plan-a.json']),
+      run('plan markdown', ['plan', 'h.yaml', '--format', 'markdown', '--detailed-exitcode']),
+      run('plan invalid config', ['plan', 'bad.yaml']),
+      run('plan 404', ['plan', 'missing-project.yaml', '--verbose']),
+      ...['text', 'json', 'markdown'].map((f) => run(`drift ${f}`, ['drift', 'h.yaml', '--format', f, '--verbose'])),
+      run('drift junit file', ['drift', 'h.yaml', '--format', 'junit', '--out', 'drift.xml'], {}, ['drift.xml']),
+      run('export', ['export', '--organization', ORG, '--out', 'export.yaml', '--verbose'], {}, ['export.yaml']),
+      run('plan, wrong key (401) --verbose', ['plan', 'h.yaml', '--verbose'], { HOGSYNC_API_KEY: WRONG }),
+      run('drift, wrong key (401)', ['drift', 'h.yaml', '--format', 'junit'], { HOGSYNC_API_KEY: WRONG }),
+      run('plan, API unreachable --verbose', ['plan', 'h.yaml', '--verbose', '--base-url', closed]),
+      run('plan, read-only key (blast radius 403)', ['plan', 'h.yaml', '--format', 'json', '--verbose'], { HOGSYNC_API_KEY: READ_ONLY }),
+    ]);
+    const labels = ['validate', 'validate invalid', 'validate long secret', 'plan text', 'plan json', 'plan markdown', 'plan invalid config', 'plan 404',
+      'drift text', 'drift json', 'drift markdown', 'drift junit file', 'export', 'plan 401', 'drift 401', 'plan unreachable', 'plan read-only'];
+    expect(Object.fromEntries(results.map((r, i) => [labels[i], r.code]))).toEqual({
+      'validate': 0, 'validate invalid': 1, 'validate long secret': 1, 'plan text': 0, 'plan json': 0, 'plan markdown': 2, 'plan invalid config': 1, 'plan 404': 1,
+      'drift text': 2, 'drift json': 2, 'drift markdown': 2, 'drift junit file': 2,
+      'export': expect.any(Number), // whatever it answers (it may not be built yet), it must not print the key
+      'plan 401': 1, 'drift 401': 1, 'plan unreachable': 1, 'plan read-only': 0,
+    });
+    expect(readFileSync(ws.path('plan-a.json'), 'utf8')).toContain('(sensitive)');
+    expectNoSecret(outputs, SECRETS);
+  });
+
+  it('in apply: text and JSON reports, a stale plan, no terminal, failures with a key that may not write', async () => {
+    expect((await run('plan to apply', ['plan', 'h.yaml', '--out', 'plan.json'], {}, ['plan.json'])).code).toBe(0);
+    const refused = await run('apply without a terminal', ['apply', 'h.yaml']);
+    expect(refused.code).toBe(1);
+    const denied = await run('apply, read-only key', ['apply', 'h.yaml', '--auto-approve', '--format', 'json', '--verbose'], { HOGSYNC_API_KEY: READ_ONLY });
+    expect(denied.code).toBe(1);
+    expect(denied.stdout).toContain('organization:write');
+    // Somebody changes the workspace between plan and apply: the saved plan is stale.
+    await api(sandbox.baseUrl, KEY).post(`/api/organizations/${ORG}/roles/`, { name: 'Engineers', feature_flags_access_level: 21 });
+    const stale = await run('apply stale plan', ['apply', '--plan', 'plan.json', '--auto-approve', '--verbose']);
+    expect(stale.code).toBe(1);
+    expect((await run('apply text', ['apply', 'h.yaml', '--auto-approve'])).code).toBe(0);
+    writeFileSync(ws.path('h.yaml'), CONFIG.replace('rollout_percentage: 30', 'rollout_percentage: 60'));
+    expect((await run('apply json', ['apply', 'h.yaml', '--auto-approve', '--format', 'json'])).code).toBe(0);
+    expect((await run('apply, nothing to do', ['apply', 'h.yaml', '--auto-approve', '--format', 'json'])).code).toBe(0);
+    expect((await run('apply, wrong key --verbose', ['apply', 'h.yaml', '--auto-approve', '--verbose'], { HOGSYNC_API_KEY: WRONG })).code).toBe(1);
+    expectNoSecret(outputs, SECRETS);
+  });
+
+  it('in the sandbox itself: its --verbose request log never shows the keys callers send', async () => {
+    const seedFile = ws.write('seed.json', JSON.stringify(seed));
+    const spawned = await spawnSandbox(['--seed', seedFile, '--verbose']);
+    const r = await run('plan against a spawned sandbox', ['plan', 'h.yaml', '--base-url', spawned.baseUrl]);
+    expect(r.code).toBe(0);
+    await run('plan with a wrong key against a spawned sandbox', ['plan', 'h.yaml', '--base-url', spawned.baseUrl], { HOGSYNC_API_KEY: WRONG });
+    await spawned.stop();
+    expect(spawned.stderr()).toMatch(/GET \/api\/organizations\//);
+    // The sandbox prints its own all-scope key on stdout by design; never a key it was sent.
+    expectNoSecret({ 'sandbox stdout': spawned.stdout(), 'sandbox stderr': spawned.stderr() }, [KEY, WRONG]);
+    expectNoSecret(outputs, SECRETS);
+  });
+});

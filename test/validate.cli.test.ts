@@ -1,0 +1,83 @@
+// `hogsync validate` through the real CLI: the examples pass with a summary, invalid files
+// print file:line:col lines and a count on stderr with exit 1, and nothing prints a stack.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from './support/cli.js';
+
+const WEBHOOK = 'https://hooks.slack.com/services/T000/B000/SECRETSECRET';
+const noStack = /\n\s+at /;
+
+describe('hogsync validate', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'hogsync-validate-'));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('accepts examples/basic with a summary on stdout', async () => {
+    const r = await runCli(['validate', 'examples/basic']);
+    expect(r).toEqual({ code: 0, stdout: '1 file valid: 1 organization, 2 projects, 1 proxy record, 1 role, 2 feature flags\n', stderr: '' });
+  });
+
+  it('accepts examples/multi-file when SLACK_WEBHOOK is set, and never prints it', async () => {
+    const r = await runCli(['validate', 'examples/multi-file'], { env: { SLACK_WEBHOOK: WEBHOOK } });
+    expect(r).toEqual({ code: 0, stdout: '3 files valid: 1 organization, 2 projects, 2 proxy records, 2 roles, 3 feature flags\n', stderr: '' });
+  });
+
+  it('names the missing variable of examples/multi-file', async () => {
+    const r = await runCli(['validate', 'examples/multi-file'], { env: { SLACK_WEBHOOK: undefined } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('examples/multi-file/projects.yaml:14:29: environment variable SLACK_WEBHOOK is not set\n1 error in 1 file\n');
+  });
+
+  it('validates several paths together: the examples plus a file of the same organization', async () => {
+    const extra = join(tmp, 'extra.yaml');
+    writeFileSync(extra, 'organization: 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f\nroles:\n  - name: Support\n');
+    const r = await runCli(['validate', 'examples/basic', extra]);
+    expect(r.stdout).toBe('2 files valid: 1 organization, 2 projects, 1 proxy record, 2 roles, 2 feature flags\n');
+    expect(r.code).toBe(0);
+  });
+
+  it('reports a duplicate across paths at the second place, naming both', async () => {
+    const extra = join(tmp, 'dup.yaml');
+    writeFileSync(extra, 'organization: 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f\nroles:\n  - name: engineers\n');
+    const r = await runCli(['validate', 'examples/basic', extra]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`${extra}:3:5: role "engineers" is declared twice: examples/basic/hogsync.yaml:42:5 and ${extra}:3:5 (role names ignore case: "Engineers" and "engineers")\n1 error in 1 file\n`);
+  });
+
+  it('reads ./hogsync.yaml by default', async () => {
+    const dir = mkdtempSync(join(tmp, 'cwd-'));
+    writeFileSync(join(dir, 'hogsync.yaml'), 'organization: 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f\nproxy_records: [ { domain: e.example.com } ]\n');
+    const r = await runCli(['validate'], { cwd: dir });
+    expect(r).toEqual({ code: 0, stdout: '1 file valid: 1 organization, 0 projects, 1 proxy record, 0 roles, 0 feature flags\n', stderr: '' });
+  });
+
+  it('says there is no ./hogsync.yaml in one line', async () => {
+    const r = await runCli(['validate'], { cwd: tmp });
+    expect(r).toEqual({ code: 1, stdout: '', stderr: 'error: no hogsync.yaml in the current directory; pass configuration files or directories\n' });
+  });
+
+  it('refuses a missing path in one line, with no stack trace even when --verbose is not given', async () => {
+    const r = await runCli(['validate', 'does/not/exist.yaml']);
+    expect(r).toEqual({ code: 1, stdout: '', stderr: 'error: cannot read does/not/exist.yaml: no such file or directory\n' });
+  });
+
+  it('prints every error of every file, then the count', async () => {
+    const r = await runCli(['validate', 'test/fixtures/invalid/errors-in-every-file']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toMatch(noStack);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'test/fixtures/invalid/errors-in-every-file/a.yaml:4:5: unknown field "anonymise_ips" in project; did you mean "anonymize_ips"?',
+      'test/fixtures/invalid/errors-in-every-file/b.yaml:3:1: Flow sequence in block collection must be sufficiently indented and end with a ]',
+      'test/fixtures/invalid/errors-in-every-file/c.yaml:1:1: missing required field "organization"',
+      'test/fixtures/invalid/errors-in-every-file/c.yaml:3:21: week_start_day: must be 0 or 1, got number 2',
+      '4 errors in 3 files',
+    ]);
+  });
+
+  it('accepts anchors in x- fields, aliases, $${ escapes and absent items', async () => {
+    const r = await runCli(['validate', 'test/fixtures/valid/anchors-and-escapes.yaml'], { env: { APP_SUFFIX: '(prod)' } });
+    expect(r).toEqual({ code: 0, stdout: '1 file valid: 1 organization, 2 projects, 0 proxy records, 1 role, 2 feature flags\n', stderr: '' });
+  });
+});
