@@ -2,6 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { defaultState } from '../src/sandbox/defaults.js';
+import { createRole } from '../src/sandbox/model/roles.js';
+import { SandboxStore } from '../src/sandbox/store.js';
 import { runCli } from './support/cli.js';
 import { api, DEFAULT_ORG, inProcessSandbox, SEED_EXAMPLE, spawnSandbox, stopAllSandboxes } from './support/sandbox.js';
 
@@ -54,6 +57,27 @@ describe('sandbox state file', () => {
     expect(stateOnDisk().roles).toHaveLength(25);
     expect(stateOnDisk().proxy_records).toHaveLength(1);
     expect(readdirSync(dir)).toEqual(['state.json']);
+  });
+
+  it('commits writes queued at any moment, settling them in order and only once on disk', async () => {
+    const store = new SandboxStore(defaultState(), statePath);
+    await store.save();
+    const settled: number[] = [];
+    const writes: Promise<void>[] = [];
+    for (let i = 0; i < 30; i++) {
+      const name = i % 7 === 6 ? 'Role 0' : `Role ${i}`; // every 7th write is refused (duplicate name)
+      writes.push(store.write((state) => createRole(state, DEFAULT_ORG, { name })).then(
+        () => { settled.push(i); expect(stateOnDisk().roles.some((r) => r.name === name)).toBe(true); },
+        () => { settled.push(i); },
+      ));
+      if (i % 3 === 0) await Promise.resolve();
+      if (i % 5 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(writes);
+    expect(settled).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(stateOnDisk().roles).toHaveLength(26);
+    expect(store.writeCount).toBe(26);
+    expect(await store.read((state) => state.roles.length)).toBe(26);
   });
 
   it('restarts in process from the file, with the same key, ids and records', async () => {

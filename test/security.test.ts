@@ -20,6 +20,16 @@ function canary(prefix: string): string {
   return `${prefix}${randomBytes(18).toString('hex')}`;
 }
 
+describe('expectNoSecret (the check the rest of this file relies on)', () => {
+  it('finds a secret verbatim, encoded, base64 in a header, or cut into a piece', () => {
+    const secret = canary('phx_selftest_');
+    const leaks = [secret, `x ${encodeURIComponent(secret)} y`, JSON.stringify({ k: secret }), Buffer.from(`Bearer ${secret}`).toString('base64'), `…${secret.slice(3, 19)}…`, secret.slice(-13)];
+    for (const text of leaks) expect(() => expectNoSecret({ out: text }, secret), text).toThrow(/secret found in output/);
+    expectNoSecret({ out: `${secret.slice(-11)}: 11 characters alone are too short to be a leak` }, secret);
+    expect(() => expectNoSecret({ out: 'x' }, 'short')).toThrow(/would match by accident/);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // 1. Every sandbox endpoint: 401 without a valid key, 403 naming the scope without it.
 // ---------------------------------------------------------------------------------------------

@@ -59,9 +59,22 @@ export async function readLiveState(api: ApiReader, desired: DesiredState, paral
     const record = await getOrNull(api, read.kind.itemPath(read.scope, id));
     return record ? [record] : [];
   });
+  units.forEach((unit, i) => checkRecords(unit.read.kind, unit.id === undefined ? unit.read.kind.collectionPath(unit.read.scope) : unit.read.kind.itemPath(unit.read.scope, unit.id), results[i] ?? []));
   const byRead = new Map<Read, LiveRecord[]>();
   units.forEach((unit, i) => byRead.set(unit.read, [...(byRead.get(unit.read) ?? []), ...(results[i] ?? [])]));
   return liveStateOf(reads.map((read) => ({ kind: read.kind, scope: read.scope, records: byRead.get(read) ?? [] })));
+}
+
+/** Live records drive deletes and updates: a record without an id or identity is refused, not guessed at. */
+function checkRecords(kind: ResourceKind, path: string, records: unknown[]): void {
+  records.forEach((record, index) => {
+    const bad = (why: string) => new HogsyncError('api', `the API answered with a malformed ${kind.name} (item ${index + 1}): ${why}`, { request: { method: 'GET', path, status: 200 } });
+    if (record === null || typeof record !== 'object' || Array.isArray(record)) throw bad('not an object');
+    const r = record as LiveRecord;
+    if (typeof r.id !== 'string' && typeof r.id !== 'number') throw bad('"id" is missing or not a string or number');
+    const identity = r[kind.identityField];
+    if (typeof identity !== 'string' && typeof identity !== 'number') throw bad(`"${kind.identityField}" is missing or not a string`);
+  });
 }
 
 /** A project's collection answers 404 when the project does not exist: the planner names it then. */

@@ -36,6 +36,23 @@ export interface Exchange {
   timeoutMs: number;
 }
 
+/** No answer of this API comes near this size; a bigger one is hostile or broken. */
+export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(): void }, max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > max) {
+      body.destroy();
+      throw new TransportFailure('fatal', `the answer is larger than ${max / 1024 / 1024} MiB`);
+    }
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export async function exchange(x: Exchange): Promise<RawResponse> {
   const controller = new AbortController();
   let timedOut = false;
@@ -52,9 +69,10 @@ export async function exchange(x: Exchange): Promise<RawResponse> {
       body: x.body,
       signal: controller.signal,
     });
-    const text = await res.body.text();
+    const text = await readCapped(res.body, MAX_BODY_BYTES);
     return { status: res.statusCode, headers: flattenHeaders(res.headers), text };
   } catch (err) {
+    if (err instanceof TransportFailure) throw err;
     if (timedOut) throw new TransportFailure('timeout', `no complete answer within ${x.timeoutMs} ms`);
     throw classify(err);
   } finally {

@@ -70,7 +70,8 @@ async function readWorkspace(api: ApiClient, organization: string, named: number
 
   // 3. Child collections (feature flags) of every exported parent.
   const children = KINDS.filter((k) => k.parent !== 'organization').flatMap((kind) => {
-    const parent = kindByName(kind.parent as ResourceKind['name']);
+    const parent = top.find((k) => k.name === kind.parent);
+    if (!parent) throw new HogsyncError('internal', `no organization-level kind ${kind.parent} for ${kind.name}`);
     return (records.get(parent) ?? []).map((r) => ({ kind, scope: { organization, project: Number(parent.liveId(r)) } }));
   });
   const childRecords = await mapLimit(children, parallelism, async ({ kind, scope }) => {

@@ -119,7 +119,8 @@ Examples:
     .addHelpText('after', `
 Examples:
   $ hogsync sandbox --port 0 --seed examples/sandbox-seed.yaml
-  $ eval "$(hogsync sandbox --port 8010 & sleep 1)"   # prints HOGSYNC_BASE_URL= and HOGSYNC_API_KEY=`)
+  $ hogsync sandbox --port 8010 --state ws.json > sandbox.env & sleep 1; export $(cat sandbox.env)
+It prints HOGSYNC_BASE_URL=… and HOGSYNC_API_KEY=… on stdout, so a shell can export them.`)
     .action(verb('sandbox'));
 
   program.command('schema')

@@ -50,7 +50,7 @@ interface Entry {
 
 interface Group { kind: ResourceKind; entries: Entry[] }
 
-const label = (entry: Entry) => `${entry.kind.name.replace(/_/g, ' ')} ${entry.key}`;
+const label = (entry: Entry) => `${entry.kind.name.replace(/_/g, ' ')} ${entry.key === '' ? '""' : entry.key}`;
 
 /** Numbers by value; anything else by the kind's match key, then as written. */
 function byIdentity(kind: ResourceKind): (a: LiveRecord, b: LiveRecord) => number {
@@ -121,13 +121,15 @@ function dropInvalid(organization: string, groups: Group[], validate: SchemaVali
       const entry = hit.item;
       const rest = segments.slice(hit.path.length);
       const field = rest[0];
-      const why = `${rest.length > 1 ? `${dotted(rest)} ` : ''}${error.message ?? 'is not valid'}`;
+      const message = error.message ?? 'is not valid';
       if (field !== undefined && field !== entry.kind.identityField && field in entry.kind.fields) {
         if (!(field in entry.data)) continue;
         delete entry.data[field];
+        const why = rest.length > 1 ? `${dotted(rest)} ${message}` : message;
         entry.notes.push(`left out ${field}: the live value is not valid in the configuration format (${why})`);
       } else {
         entry.dropped = true;
+        const why = rest.length > 0 ? `${dotted(rest)} ${message}` : message;
         entry.notes.push(`left out: the live record is not valid in the configuration format (${why})`);
       }
       progressed = true;

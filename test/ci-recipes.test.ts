@@ -1,0 +1,517 @@
+// The CI recipes of examples/ci/ stay true to the CLI: they parse, every `hogsync …` line in
+// them names a real verb and only flags that verb knows (asked from the real CLI's --help),
+// the exit codes they branch on are the contract's, and their scripts, run by bash with the
+// real CLI against a sandbox (and a fake GitLab API), do what their comments promise.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parseDocument } from 'yaml';
+import { BIN, ROOT, runCli } from './support/cli.js';
+import { api, inProcessSandbox, stopAllSandboxes } from './support/sandbox.js';
+import { ORG, config } from './support/workspace.js';
+import { expectNoSecret } from './support/secrets.js';
+import type { SandboxHandle } from '../src/sandbox/server.js';
+
+const CI = join(ROOT, 'examples/ci');
+const GITHUB = ['github/hogsync-plan.yml', 'github/hogsync-apply.yml', 'github/hogsync-drift.yml'] as const;
+const GITLAB = 'gitlab/.gitlab-ci.yml';
+const RECIPES = [...GITHUB, GITLAB] as const;
+type Recipe = (typeof RECIPES)[number];
+const CONTRACT_EXIT_CODES = [0, 1, 2, 3];
+
+type Doc = Record<string, unknown>;
+type Job = Record<string, unknown>;
+type Step = { name?: string; uses?: string; run?: string; with?: Record<string, unknown>; if?: string };
+
+function load(recipe: Recipe): { text: string; doc: Doc } {
+  const text = readFileSync(join(CI, recipe), 'utf8');
+  const parsed = parseDocument(text, { uniqueKeys: true });
+  if (parsed.errors.length > 0 || parsed.warnings.length > 0) {
+    throw new Error(`${recipe}: ${[...parsed.errors, ...parsed.warnings].map((e) => e.message).join('; ')}`);
+  }
+  return { text, doc: parsed.toJS() as Doc };
+}
+
+const GITLAB_KEYWORDS = new Set(['workflow', 'stages', 'variables', 'default', 'include', 'image', 'services', 'cache', 'before_script', 'after_script']);
+const asList = (v: unknown): string[] => (v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)]);
+
+/** GitLab jobs (not templates), with before_script resolved through `extends`. */
+function gitlabJobs(doc: Doc): Array<{ name: string; job: Job; before: string[]; script: string[] }> {
+  const lookup = (job: Job, key: string): unknown => {
+    if (job[key] !== undefined) return job[key];
+    for (const parent of asList(job.extends)) {
+      const found = lookup(doc[parent] as Job, key);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  return Object.entries(doc)
+    .filter(([name, job]) => !GITLAB_KEYWORDS.has(name) && !name.startsWith('.') && job !== null && typeof job === 'object' && 'script' in job)
+    .map(([name, job]) => ({ name, job: job as Job, before: asList(lookup(job as Job, 'before_script')), script: asList((job as Job).script) }));
+}
+
+function githubSteps(doc: Doc): Array<{ job: string; step: Step }> {
+  return Object.entries(doc.jobs as Record<string, Job>).flatMap(([job, j]) => (j.steps as Step[]).map((step) => ({ job, step })));
+}
+
+/** Every shell script of a recipe: GitHub `run:` steps, GitLab before_script + script. */
+function shellScripts(recipe: Recipe): Array<{ where: string; text: string }> {
+  const { doc } = load(recipe);
+  if (recipe === GITLAB) return gitlabJobs(doc).map((j) => ({ where: `${recipe} ${j.name}`, text: [...j.before, ...j.script].join('\n') }));
+  return githubSteps(doc).filter((s) => typeof s.step.run === 'string').map((s) => ({ where: `${recipe} ${s.job} › ${s.step.name ?? s.step.run}`, text: s.step.run as string }));
+}
+
+interface HogsyncCommand { where: string; line: string; verb: string; args: string[] }
+
+/** The hogsync invocations of a shell script: at a command position, up to a redirection. */
+export function hogsyncCommands(where: string, script: string): HogsyncCommand[] {
+  const commands: HogsyncCommand[] = [];
+  for (const raw of script.replace(/\\\n/g, ' ').split('\n')) {
+    const line = raw.trim();
+    if (line.startsWith('#')) continue;
+    const code = line.replace(/(^|\s)#.*$/, '');
+    for (let segment of code.split(/&&|\|\||;|\||\$\(|`|\(|\{/)) {
+      segment = segment.trim()
+        .replace(/^(?:(?:if|then|else|elif|do|while|until|!|time|exec)\s+)*/, '')
+        .replace(/^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*/, '')
+        .replace(/^npx\s+/, '');
+      if (!/^hogsync(\s|$)/.test(segment)) continue;
+      const tokens = segment.split(/\s+/).slice(1);
+      const end = tokens.findIndex((t) => /^(\d*>|&>|<|\))/.test(t));
+      const [verb = '', ...args] = end < 0 ? tokens : tokens.slice(0, end);
+      commands.push({ where, line, verb, args });
+    }
+  }
+  return commands;
+}
+
+const allCommands = (): HogsyncCommand[] => RECIPES.flatMap((r) => shellScripts(r).flatMap((s) => hogsyncCommands(s.where, s.text)));
+
+/** The block of help text of one option: its line and the wrapped lines that follow. */
+function optionHelp(help: string, flag: string): string | undefined {
+  const lines = help.split('\n');
+  const start = lines.findIndex((l) => new RegExp(`^\\s+(?:-\\w, )?${flag}(?=[\\s,]|$)`).test(l));
+  if (start < 0) return undefined;
+  let end = start + 1;
+  while (end < lines.length && /^\s{6,}\S/.test(lines[end] as string) && !/^\s+-/.test(lines[end] as string)) end++;
+  return lines.slice(start, end).map((l) => l.trim()).join(' ');
+}
+
+describe('CI recipes: shape', () => {
+  it.each(RECIPES)('%s parses as YAML without errors or warnings', (recipe) => {
+    expect(() => load(recipe)).not.toThrow();
+  });
+
+  it.each(GITHUB)('%s is a GitHub workflow: on + jobs, each job runs on a runner with steps', (recipe) => {
+    const { doc } = load(recipe);
+    expect(doc).toHaveProperty('on');
+    expect(doc).toHaveProperty('jobs');
+    for (const [name, job] of Object.entries(doc.jobs as Record<string, Job>)) {
+      expect({ name, runsOn: typeof job['runs-on'] }).toEqual({ name, runsOn: 'string' });
+      expect(Array.isArray(job.steps) && job.steps.length > 0).toBe(true);
+    }
+  });
+
+  it('the triggers and guards the README describes', () => {
+    const plan = load('github/hogsync-plan.yml').doc;
+    expect((plan.on as Doc).pull_request).toEqual({ paths: expect.arrayContaining(['config/**']) });
+    const apply = load('github/hogsync-apply.yml').doc;
+    expect((apply.on as Doc).push).toMatchObject({ branches: ['main'], paths: ['config/**'] });
+    expect(apply.concurrency).toEqual({ group: expect.any(String), 'cancel-in-progress': false });
+    const drift = load('github/hogsync-drift.yml').doc;
+    expect((drift.on as Doc).schedule).toEqual([{ cron: expect.stringMatching(/^\S+ \S+ \S+ \S+ \S+$/) }]);
+    expect(drift.on).toHaveProperty('workflow_dispatch');
+    const uploads = (doc: Doc) => githubSteps(doc).filter((s) => s.step.uses?.startsWith('actions/upload-artifact@')).map((s) => s.step.with?.path);
+    expect(uploads(plan)).toEqual(['plan.json']);
+    expect(uploads(apply)).toEqual(['apply.json']);
+    expect(uploads(drift)).toEqual(['drift.xml']);
+    expect(githubSteps(drift).some((s) => /test-reporter/.test(s.step.uses ?? ''))).toBe(true);
+    const comment = githubSteps(plan).find((s) => s.step.uses?.startsWith('actions/github-script@'));
+    expect(comment?.step.with?.script).toContain('<!-- hogsync-plan -->');
+
+    const gitlab = gitlabJobs(load(GITLAB).doc);
+    const byName = Object.fromEntries(gitlab.map((j) => [j.name, j]));
+    expect(Object.keys(byName).sort()).toEqual(['hogsync:apply', 'hogsync:drift', 'hogsync:plan', 'hogsync:validate']);
+    expect(byName['hogsync:apply']?.job.resource_group).toEqual(expect.any(String));
+    expect(byName['hogsync:drift']?.job.artifacts).toMatchObject({ when: 'always', reports: { junit: 'drift.xml' } });
+    expect(JSON.stringify(byName['hogsync:drift']?.job.rules)).toContain('schedule');
+    expect(JSON.stringify(byName['hogsync:plan']?.job.rules)).toContain('merge_request_event');
+    expect(byName['hogsync:plan']?.script.join('\n')).toContain('<!-- hogsync-plan -->');
+  });
+
+  it('secrets reach the scripts through the environment only, never as ${{ }} inside run:', () => {
+    for (const recipe of GITHUB) {
+      const { doc } = load(recipe);
+      for (const { job, step } of githubSteps(doc)) expect({ recipe, job, step: step.name, run: step.run ?? '' }).not.toMatchObject({ run: expect.stringContaining('${{') });
+      for (const job of Object.values(doc.jobs as Record<string, Job>)) {
+        expect(job.env).toMatchObject({ HOGSYNC_API_KEY: '${{ secrets.HOGSYNC_API_KEY }}', HOGSYNC_BASE_URL: '${{ vars.HOGSYNC_BASE_URL }}' });
+      }
+    }
+  });
+
+  it('every script is valid bash (bash -n)', () => {
+    for (const recipe of RECIPES) {
+      for (const s of shellScripts(recipe)) {
+        const r = spawnSync('bash', ['-n'], { input: s.text, encoding: 'utf8' });
+        expect({ where: s.where, status: r.status, stderr: r.stderr }).toEqual({ where: s.where, status: 0, stderr: '' });
+      }
+    }
+  });
+
+  it('every recipe installs the version of this package', () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    for (const recipe of RECIPES) expect({ recipe, version: /HOGSYNC_VERSION: "?([^"\s]+)"?/.exec(load(recipe).text)?.[1] }).toEqual({ recipe, version });
+    expect(readFileSync(join(CI, 'README.md'), 'utf8')).toContain(`hogsync@${version}`);
+  });
+});
+
+describe('CI recipes: every hogsync command line is one the CLI knows', () => {
+  const help = new Map<string, string>();
+  let verbs: string[] = [];
+  let mainHelp = '';
+
+  beforeAll(async () => {
+    const main = await runCli(['--help']);
+    expect(main.code).toBe(0);
+    mainHelp = main.stdout;
+    verbs = [...mainHelp.split(/^Commands:$/m)[1]?.matchAll(/^ {2}([a-z]+)\b/gm) ?? []].map((m) => m[1] as string).filter((v) => v !== 'help');
+    const used = [...new Set(allCommands().map((c) => c.verb))].filter((v) => verbs.includes(v));
+    await Promise.all(used.map(async (verb) => {
+      const r = await runCli([verb, '--help']);
+      expect(r.code).toBe(0);
+      help.set(verb, r.stdout);
+    }));
+  });
+
+  it('finds the commands each recipe is about', () => {
+    const verbsOf = (recipe: Recipe) => [...new Set(shellScripts(recipe).flatMap((s) => hogsyncCommands(s.where, s.text)).map((c) => c.verb))].sort();
+    expect(verbsOf('github/hogsync-plan.yml')).toEqual(['plan', 'validate']);
+    expect(verbsOf('github/hogsync-apply.yml')).toEqual(['apply']);
+    expect(verbsOf('github/hogsync-drift.yml')).toEqual(['drift']);
+    expect(verbsOf(GITLAB)).toEqual(['apply', 'drift', 'plan', 'validate']);
+    const lines = allCommands().map((c) => [c.verb, ...c.args].join(' '));
+    expect(lines).toEqual(expect.arrayContaining([
+      'validate config/',
+      'plan config/ --out plan.json --format markdown',
+      'apply config/ --plan plan.json --auto-approve --format json',
+      'drift config/ --format junit --out drift.xml',
+    ]));
+  });
+
+  it('names real verbs, and only flags (and flag values) that verb lists in its --help', () => {
+    expect(verbs).toEqual(expect.arrayContaining(['validate', 'plan', 'apply', 'drift', 'export', 'sandbox', 'schema']));
+    const problems: string[] = [];
+    for (const c of allCommands()) {
+      if (!verbs.includes(c.verb)) {
+        problems.push(`${c.where}: "${c.line}": unknown verb ${c.verb}`);
+        continue;
+      }
+      const text = help.get(c.verb) as string;
+      c.args.forEach((arg, i) => {
+        if (!arg.startsWith('-')) return;
+        const [flag = '', inline] = arg.split('=', 2);
+        const block = optionHelp(text, flag);
+        if (block === undefined) {
+          problems.push(`${c.where}: "${c.line}": hogsync ${c.verb} --help does not list ${flag}`);
+          return;
+        }
+        const takesValue = /^\S+(?:, \S+)? <[^>]+>/.test(block);
+        const value = inline ?? (takesValue ? c.args[i + 1] : undefined);
+        if (takesValue && (value === undefined || value.startsWith('--'))) problems.push(`${c.where}: "${c.line}": ${flag} needs a value`);
+        const choices = /choices: ((?:"[^"]*"(?:, )?)+)/.exec(block)?.[1];
+        if (choices && value !== undefined && !choices.includes(`"${value}"`)) problems.push(`${c.where}: "${c.line}": ${flag} ${value} is not one of ${choices}`);
+      });
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('branches only on the contract exit codes, and tells them apart where it matters', () => {
+    for (const s of RECIPES.flatMap(shellScripts)) {
+      const codes = [...s.text.matchAll(/^\s*(\d+)\)|-(?:eq|ne)\s+(\d+)|\bexit\s+(\d+)/gm)].map((m) => Number(m[1] ?? m[2] ?? m[3]));
+      for (const code of codes) expect({ where: s.where, code }).toEqual({ where: s.where, code: expect.toBeOneOf(CONTRACT_EXIT_CODES) });
+      const branch = (n: number) => new RegExp(`^\\s*${n}\\)(.*)$`, 'm').exec(s.text)?.[1] ?? '';
+      if (/hogsync drift /.test(s.text)) {
+        expect(branch(0), s.where).toMatch(/No drift/);
+        expect(branch(2), s.where).toMatch(/[Dd]rift detected/);
+        expect(branch(1), s.where).toMatch(/not a drift result/);
+      }
+      if (/hogsync apply /.test(s.text)) {
+        expect(branch(1), s.where).toMatch(/stale/);
+        expect(branch(3), s.where).toMatch(/safety rule/);
+      }
+    }
+  });
+
+  it('the README lists the exit codes with the meanings hogsync --help gives', () => {
+    const fromHelp = Object.fromEntries([...(mainHelp.split(/^Exit codes:$/m)[1] ?? '').matchAll(/^ {2}(\d) {2}(.+)$/gm)].map((m) => [m[1], m[2]]));
+    const readme = readFileSync(join(CI, 'README.md'), 'utf8');
+    const fromReadme = Object.fromEntries([...readme.matchAll(/^\| `(\d)` \| ([^|]+)\|/gm)].map((m) => [m[1], m[2]]));
+    expect(Object.keys(fromHelp).map(Number)).toEqual(CONTRACT_EXIT_CODES);
+    expect(Object.keys(fromReadme).map(Number)).toEqual(CONTRACT_EXIT_CODES);
+    const words = (s: string) => s.toLowerCase().match(/[a-z]+/g) ?? [];
+    for (const [code, meaning] of Object.entries(fromHelp)) {
+      const missing = words(meaning).filter((w) => !words(fromReadme[code] ?? '').includes(w));
+      expect({ code, missing }).toEqual({ code, missing: [] });
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The scripts, run: bash with `hogsync` on PATH (the real CLI), against a sandbox.
+// ---------------------------------------------------------------------------------------------
+
+const KEY = `phx_ci_canary_${randomBytes(16).toString('hex')}`;
+let sandbox: SandboxHandle;
+const scratch: string[] = [];
+
+// A fresh workspace per test: an organization with a project and a role, and a key with every scope.
+beforeEach(async () => {
+  sandbox = await inProcessSandbox({
+    seed: {
+      organizations: [{ id: ORG, projects: [{ id: 12345, name: 'Web app', timezone: 'UTC' }], roles: [{ name: 'Support', feature_flags_access_level: 21 }] }],
+      keys: [{ key: KEY, scopes: ['*'] }],
+    },
+  });
+});
+afterEach(async () => {
+  for (const d of scratch.splice(0)) rmSync(d, { recursive: true, force: true });
+  await stopAllSandboxes();
+});
+
+/** A checkout: config/ that differs from the sandbox, and bin/hogsync running this build. */
+function checkout(): string {
+  const d = mkdtempSync(join(tmpdir(), 'hogsync-ci-'));
+  scratch.push(d);
+  mkdirSync(join(d, 'config'));
+  writeFileSync(join(d, 'config/workspace.yaml'), config('projects:\n  - id: 12345\n    timezone: Europe/Berlin\nroles:\n  - name: Engineers\n    feature_flags_access_level: 37\n'));
+  mkdirSync(join(d, '.bin'));
+  writeFileSync(join(d, '.bin/hogsync'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+  chmodSync(join(d, '.bin/hogsync'), 0o755);
+  return d;
+}
+
+interface Ran { code: number; stdout: string; stderr: string }
+
+function bash(script: string, cwd: string, env: Record<string, string>): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {
+      cwd,
+      env: { PATH: `${join(cwd, '.bin')}:${dirname(process.execPath)}:/usr/bin:/bin`, HOME: cwd, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+function githubStep(recipe: Recipe, name: string): Step {
+  const found = githubSteps(load(recipe).doc).find((s) => s.step.name === name);
+  if (!found) throw new Error(`${recipe}: no step "${name}"`);
+  return found.step;
+}
+
+describe('GitHub recipes, run', () => {
+  const outputs: Array<{ label: string; text: string }> = [];
+  async function step(recipe: Recipe, name: string, d: string, env: Record<string, string> = {}): Promise<Ran & { output: string }> {
+    writeFileSync(join(d, 'output.txt'), '');
+    const r = await bash(githubStep(recipe, name).run as string, d, {
+      HOGSYNC_API_KEY: KEY, HOGSYNC_BASE_URL: sandbox.baseUrl, GITHUB_OUTPUT: join(d, 'output.txt'), GITHUB_STEP_SUMMARY: join(d, 'summary.md'), ...env,
+    });
+    outputs.push({ label: `${recipe} ${name}: stdout`, text: r.stdout }, { label: `${recipe} ${name}: stderr`, text: r.stderr });
+    return { ...r, output: readFileSync(join(d, 'output.txt'), 'utf8') };
+  }
+
+  it('plan → comment (one, updated in place) → apply the saved plan → drift', async () => {
+    const d = checkout();
+    const plan = await step('github/hogsync-plan.yml', 'Plan', d);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.output).toBe('exit_code=0\n');
+    expect(JSON.parse(readFileSync(join(d, 'plan.json'), 'utf8'))).toMatchObject({ kind: 'plan', summary: { create: 1, update: 1 } });
+    expect(readFileSync(join(d, 'plan.md'), 'utf8')).toMatch(/^### hogsync plan\n/);
+    expect(readFileSync(join(d, 'summary.md'), 'utf8')).toContain('hogsync plan');
+
+    // The github-script step, with a GitHub double: the first run creates, the next update.
+    const script = githubStep('github/hogsync-plan.yml', 'Comment the plan on the pull request').with?.script as string;
+    const comments: Array<{ id: number; user: { type: string }; body: string }> = [
+      { id: 1, user: { type: 'User' }, body: '<!-- hogsync-plan --> a person quoting the marker' },
+      { id: 2, user: { type: 'Bot' }, body: 'another bot' },
+    ];
+    const calls: string[] = [];
+    const listComments = () => comments;
+    const github = {
+      paginate: async (fn: unknown, params: { issue_number: number }) => { calls.push(`list ${params.issue_number}`); return fn === listComments ? [...comments] : []; },
+      rest: {
+        issues: {
+          listComments,
+          createComment: async (p: { issue_number: number; body: string }) => { calls.push('create'); comments.push({ id: 100 + comments.length, user: { type: 'Bot' }, body: p.body }); },
+          updateComment: async (p: { comment_id: number; body: string }) => { calls.push(`update ${p.comment_id}`); (comments.find((c) => c.id === p.comment_id) as { body: string }).body = p.body; },
+        },
+      },
+    };
+    const context = { repo: { owner: 'acme', repo: 'workspace' }, issue: { number: 7 }, runId: 42, serverUrl: 'https://github.com', payload: { pull_request: { head: { sha: '0123456789abcdef' } } } };
+    const fsInCheckout = { existsSync: (p: string) => existsSync(join(d, p)), readFileSync: (p: string, enc: BufferEncoding) => readFileSync(join(d, p), enc) };
+    const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<void>;
+    const comment = new AsyncFunction('require', 'github', 'context', script);
+    await comment(() => fsInCheckout, github, context);
+    writeFileSync(join(d, 'plan.md'), '### hogsync plan\n\nNo changes.\n');
+    await comment(() => fsInCheckout, github, context);
+    expect(calls).toEqual(['list 7', 'create', 'list 7', 'update 102']);
+    expect(comments.filter((c) => c.body.startsWith('<!-- hogsync-plan -->')).map((c) => c.id)).toEqual([1, 102]);
+    expect(comments.find((c) => c.id === 102)?.body).toMatch(/^<!-- hogsync-plan -->\n### hogsync plan\n\nNo changes\.\n[\s\S]*commit 0123456/);
+
+    const apply = await step('github/hogsync-apply.yml', 'Apply', d);
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect(apply.stdout).toContain('Applied the reviewed plan.');
+    expect(JSON.parse(readFileSync(join(d, 'apply.json'), 'utf8'))).toMatchObject({ kind: 'apply', summary: { applied: 2, failed: 0 } });
+
+    const clean = await step('github/hogsync-drift.yml', 'Drift report', d);
+    expect(clean.code).toBe(0);
+    expect(clean.stdout).toContain('No drift');
+    await api(sandbox.baseUrl, KEY).patch(`/api/organizations/${ORG}/projects/12345/`, { timezone: 'Asia/Tokyo' });
+    const drifted = await step('github/hogsync-drift.yml', 'Drift report', d);
+    expect(drifted.code).toBe(2);
+    expect(drifted.stdout).toContain('::error title=Drift detected (exit 2)::');
+    expect(readFileSync(join(d, 'drift.xml'), 'utf8')).toMatch(/failures="1"/);
+    rmSync(join(d, 'drift.xml'));
+    const broken = await step('github/hogsync-drift.yml', 'Drift report', d, { HOGSYNC_API_KEY: 'phx_wrong_key_for_ci_test' });
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toContain('::error title=hogsync drift failed (exit 1)::not a drift result');
+    expect(existsSync(join(d, 'drift.xml'))).toBe(false);
+    expectNoSecret(outputs, KEY);
+  });
+
+  it('a plan gone stale after review is refused by the Apply step (exit 1), and a failed plan is posted as its error', async () => {
+    const d = checkout();
+    expect((await step('github/hogsync-plan.yml', 'Plan', d)).code).toBe(0);
+    await api(sandbox.baseUrl, KEY).patch(`/api/organizations/${ORG}/projects/12345/`, { timezone: 'America/Lima' });
+    const apply = await step('github/hogsync-apply.yml', 'Apply', d);
+    expect(apply.code).toBe(1);
+    expect(apply.stdout).toContain('::error title=hogsync apply failed (exit 1)::');
+    expect(apply.stderr).toMatch(/stale/);
+
+    const failed = await step('github/hogsync-plan.yml', 'Plan', d, { HOGSYNC_API_KEY: 'phx_wrong_key_for_ci_test' });
+    expect(failed.code).toBe(1);
+    expect(failed.output).toBe('exit_code=1\n');
+    const md = readFileSync(join(d, 'plan.md'), 'utf8');
+    expect(md).toMatch(/^### hogsync plan failed \(exit 1\)\n\n```\nerror: GET \/api\/.* → 401/);
+    expectNoSecret([...outputs, { label: 'plan.md', text: md }], [KEY, 'phx_wrong_key_for_ci_test']);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// GitLab: the jobs' scripts against the sandbox and a fake GitLab API (notes, MRs, artifacts).
+// ---------------------------------------------------------------------------------------------
+
+interface Note { id: number; body: string; system: boolean }
+
+async function fakeGitlab(token: string, artifacts: { planJson: () => string }) {
+  const notes: Note[] = Array.from({ length: 120 }, (_, i) => ({ id: i + 1, body: i === 5 ? 'quoting <!-- hogsync-plan --> in a reply' : `note ${i + 1}`, system: i % 7 === 0 }));
+  const log: string[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8').on('data', (c: string) => { body += c; }).on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      log.push(`${req.method} ${url.pathname}${url.search}`);
+      const json = (status: number, value: unknown, headers: Record<string, string> = {}) => res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
+      if (req.headers['private-token'] !== token) return json(401, { message: '401 Unauthorized' });
+      const p = url.pathname.replace('/api/v4/projects/42/', '');
+      if (p === 'merge_requests/7/notes' && req.method === 'GET') {
+        const per = Number(url.searchParams.get('per_page') ?? 20);
+        const page = Number(url.searchParams.get('page') ?? 1);
+        const slice = notes.slice((page - 1) * per, page * per);
+        return json(200, slice, { 'x-next-page': page * per < notes.length ? String(page + 1) : '' });
+      }
+      if (p === 'merge_requests/7/notes' && req.method === 'POST') {
+        const note = { id: 1000 + notes.length, body: new URLSearchParams(body).get('body') ?? '', system: false };
+        notes.push(note);
+        return json(201, note);
+      }
+      const put = /^merge_requests\/7\/notes\/(\d+)$/.exec(p);
+      if (put && req.method === 'PUT') {
+        const note = notes.find((n) => n.id === Number(put[1]));
+        if (!note) return json(404, { message: '404 Not found' });
+        note.body = new URLSearchParams(body).get('body') ?? '';
+        return json(200, note);
+      }
+      if (/^repository\/commits\/[0-9a-f]+\/merge_requests$/.test(p)) return json(200, [{ iid: 6, state: 'closed' }, { iid: 7, state: 'merged' }]);
+      if (p === 'merge_requests/7/pipelines') return json(200, [{ id: 501 }, { id: 500 }]);
+      if (p === 'pipelines/501/jobs') return json(200, [{ id: 9, name: 'hogsync:validate', status: 'success' }, { id: 10, name: 'hogsync:plan', status: 'success' }]);
+      if (p === 'jobs/10/artifacts/plan.json') return res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(artifacts.planJson());
+      return json(404, { message: '404 Not found' });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return { notes, log, url: `http://127.0.0.1:${port}/api/v4`, close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+}
+
+describe('GitLab recipe, run', () => {
+  const TOKEN = 'glpat-ci-test-token-0000';
+  let gitlab: Awaited<ReturnType<typeof fakeGitlab>>;
+  let planJson = '';
+  beforeAll(async () => { gitlab = await fakeGitlab(TOKEN, { planJson: () => planJson }); });
+  afterAll(async () => gitlab.close());
+
+  /** A job's before_script (without the npm install) and script, as the runner concatenates them. */
+  function job(name: string): string {
+    const j = gitlabJobs(load(GITLAB).doc).find((x) => x.name === name);
+    if (!j) throw new Error(`no job ${name}`);
+    return [...j.before.filter((l) => !l.startsWith('npm install')), ...j.script].join('\n');
+  }
+  const env = (extra: Record<string, string> = {}) => ({
+    HOGSYNC_API_KEY: KEY, HOGSYNC_BASE_URL: sandbox.baseUrl, GITLAB_API_TOKEN: TOKEN, CI_API_V4_URL: gitlab.url, CI_PROJECT_ID: '42',
+    CI_COMMIT_SHA: 'a1b2c3d4e5f6', CI_COMMIT_SHORT_SHA: 'a1b2c3d', CI_PIPELINE_URL: 'https://gitlab.example/p/1', ...extra,
+  });
+
+  it('plan posts ONE merge-request note and updates it in place (found on a later page); apply applies that plan; drift', async () => {
+    const d = checkout();
+    const first = await bash(job('hogsync:plan'), d, env({ CI_MERGE_REQUEST_IID: '7' }));
+    expect(first.code, first.stderr).toBe(0);
+    const mine = () => gitlab.notes.filter((n) => n.body.startsWith('<!-- hogsync-plan -->'));
+    expect(mine()).toHaveLength(1);
+    expect(mine()[0]?.body).toMatch(/^<!-- hogsync-plan -->\n### hogsync plan\n[\s\S]*Plan: 1 to create, 1 to update[\s\S]*commit a1b2c3d/);
+
+    const second = await bash(job('hogsync:plan'), d, env({ CI_MERGE_REQUEST_IID: '7', CI_COMMIT_SHORT_SHA: 'ffff000' }));
+    expect(second.code, second.stderr).toBe(0);
+    expect(mine()).toHaveLength(1);
+    expect(mine()[0]?.body).toContain('commit ffff000');
+    expect(gitlab.log.filter((l) => !l.startsWith('GET'))).toEqual(['POST /api/v4/projects/42/merge_requests/7/notes', `PUT /api/v4/projects/42/merge_requests/7/notes/${mine()[0]?.id}`]);
+    expect(gitlab.log).toContain('GET /api/v4/projects/42/merge_requests/7/notes?per_page=100&page=2');
+
+    // After the merge: apply finds the merge request, its last pipeline's plan job, and its plan.
+    planJson = readFileSync(join(d, 'plan.json'), 'utf8');
+    const main = checkout();
+    const applied = await bash(job('hogsync:apply'), main, env());
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('Applying the plan of !7 (job 10)');
+    expect(JSON.parse(readFileSync(join(main, 'apply.json'), 'utf8'))).toMatchObject({ kind: 'apply', summary: { applied: 2, failed: 0 } });
+
+    const clean = await bash(job('hogsync:drift'), main, env({ CI_PIPELINE_SOURCE: 'schedule' }));
+    expect(clean.code).toBe(0);
+    await api(sandbox.baseUrl, KEY).patch(`/api/organizations/${ORG}/roles/${await roleId('Engineers')}/`, { feature_flags_access_level: 21 });
+    const drifted = await bash(job('hogsync:drift'), main, env());
+    expect(drifted.code).toBe(2);
+    expect(drifted.stderr).toContain('Drift detected (exit 2)');
+    expect(readFileSync(join(main, 'drift.xml'), 'utf8')).toContain('role:');
+
+    // The same plan again is stale now: apply refuses with exit 1 and says so.
+    const stale = await bash(job('hogsync:apply'), checkout(), env());
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toMatch(/stale/);
+    expectNoSecret({ first: first.stdout + first.stderr, second: second.stdout + second.stderr, applied: applied.stdout + applied.stderr, drifted: drifted.stdout + drifted.stderr, stale: stale.stdout + stale.stderr, notes: mine()[0]?.body ?? '' }, [KEY, TOKEN]);
+  });
+
+  async function roleId(name: string): Promise<number> {
+    const r = await api(sandbox.baseUrl, KEY).get(`/api/organizations/${ORG}/roles/`);
+    return ((r.body as { results: Array<{ id: number; name: string }> }).results.find((x) => x.name === name) as { id: number }).id;
+  }
+});

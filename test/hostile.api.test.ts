@@ -1,0 +1,99 @@
+// Hostile and broken API answers: each is one clear line on stderr, exit 1, no stack trace,
+// and nothing written to the API. The server is a real one on loopback that misbehaves on purpose.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ORG, config, workspace, type Workspace } from './support/workspace.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+const json = (body: unknown, status = 200): Handler => (_req, res) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(typeof body === 'string' ? body : JSON.stringify(body)); };
+const raw = (body: string, type: string, status = 200): Handler => (_req, res) => { res.writeHead(status, { 'content-type': type }); res.end(body); };
+
+const PROJECT = `/api/organizations/${ORG}/projects/12345/`;
+const ROLES = `/api/organizations/${ORG}/roles/`;
+const PROXIES = `/api/organizations/${ORG}/proxy_records/`;
+const FLAGS = '/api/projects/12345/feature_flags/';
+
+const sane: Record<string, Handler> = {
+  [PROJECT]: json({ id: 12345, organization: ORG, name: 'Web app', timezone: 'UTC' }),
+  [ROLES]: json({ count: 1, next: null, previous: null, results: [{ id: 'r1', name: 'Engineers', feature_flags_access_level: 21 }] }),
+  [PROXIES]: json({ count: 0, next: null, previous: null, results: [] }),
+  [FLAGS]: json({ count: 0, next: null, previous: null, results: [] }),
+};
+
+let server: Server;
+let base = '';
+let overrides: Record<string, Handler> = {};
+const writes: string[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0] as string;
+    if (req.method !== 'GET') writes.push(`${req.method} ${path}`);
+    const handler = overrides[path] ?? sane[path];
+    if (!handler) return json({ type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null }, 404)(req, res);
+    handler(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const FILE = config('projects:\n  - id: 12345\n    name: Renamed\nroles:\n  - name: Engineers\n    feature_flags_access_level: 37\n');
+
+const cases: Array<[string, Record<string, Handler>, RegExp]> = [
+  ['a project that is a list', { [PROJECT]: json([]) }, /GET .*projects\/12345\/ → 200: the API answered with a body that is not a record/],
+  ['a project that is a string', { [PROJECT]: json('"hello"') }, /not a record/],
+  ['an HTML page with status 200', { [PROJECT]: raw('<html><body>Welcome</body></html>', 'text/html') }, /non-JSON body \(text\/html\)/],
+  ['truncated JSON', { [PROJECT]: raw('{"id": 12345, "na', 'application/json') }, /malformed JSON/],
+  ['a list whose results is not a list', { [ROLES]: json({ count: 1, next: null, results: 'nope' }) }, /roles\/ → 200: .*(list|results)/],
+  ['a list body that is null', { [ROLES]: json('null') }, /roles\/ → 200: .*(list|results)/],
+  ['a record without an id', { [ROLES]: json({ count: 1, next: null, results: [{ name: 'Engineers' }] }) }, /malformed role \(item 1\): "id" is missing/],
+  ['a record whose identity is null', { [ROLES]: json({ count: 1, next: null, results: [{ id: 'r1', name: null }] }) }, /malformed role \(item 1\): "name" is missing/],
+  ['a null record in a list', { [ROLES]: json({ count: 1, next: null, results: [null] }) }, /malformed role \(item 1\): not an object/],
+  ['a next link that is not a string', { [ROLES]: json({ count: 2, next: 12345, results: [] }) }, /roles\/ → 200: .*(list|next)/],
+  ['a next link that loops', { [ROLES]: (req, res) => json({ count: 9, next: `${base}${ROLES}?limit=1&offset=0`, results: [{ id: 'r1', name: 'Engineers' }] })(req, res) }, /roles\/.*(loop|again|repeat|seen)/i],
+  ['a huge body', { [PROXIES]: raw(`{"results": ["${'x'.repeat(33 * 1024 * 1024)}"]}`, 'application/json') }, /larger than 32 MiB/],
+  ['a 500 with a huge HTML page', { [FLAGS]: raw(`<html>${'<p>oops</p>'.repeat(100_000)}</html>`, 'text/html', 500) }, /→ 500: .{0,400}$/],
+  ['a 401 in the API body shape', { [PROJECT]: json({ type: 'authentication_error', code: 'not_authenticated', detail: 'Authentication credentials were not provided.', attr: null }, 401) }, /GET .*projects\/12345\/ → 401: Authentication credentials were not provided\./],
+  ['an error body with an attr', { [ROLES]: json({ type: 'validation_error', code: 'invalid_input', detail: 'Bad limit.', attr: 'limit' }, 400) }, /roles\/ → 400: Bad limit\. \(attr limit\)/],
+];
+
+describe('hostile API answers', () => {
+  let ws: Workspace;
+  beforeAll(() => { ws = workspace({ baseUrl: base, apiKey: 'phx_hostile_test_key_0123456789' }); });
+  afterAll(() => ws.remove());
+
+  it.each(cases)('%s: one line, exit 1, nothing written', async (_name, routes, message) => {
+    overrides = routes;
+    writes.length = 0;
+    const file = ws.write('h.yaml', FILE);
+    for (const verb of [['plan', file], ['apply', file, '--auto-approve']]) {
+      const r = await ws.cli(verb, { HOGSYNC_BASE_URL: base });
+      expect(r.code).toBe(1);
+      const lines = r.stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^error: /);
+      expect(lines[0]).toMatch(message);
+      expect(r.stderr).not.toContain('phx_hostile_test_key');
+      expect(r.stdout).toBe('');
+    }
+    expect(writes).toEqual([]);
+  });
+
+  it('unexpected extra fields are tolerated (a positive control for the cases above)', async () => {
+    overrides = { [ROLES]: json({ count: 1, next: null, previous: null, surprise: { a: 1 }, results: [{ id: 'r1', name: 'Engineers', feature_flags_access_level: 37, new_field: [1, 2] }] }) };
+    const r = await ws.cli(['plan', ws.write('h.yaml', FILE), '--format', 'json'], { HOGSYNC_BASE_URL: base });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).changes.map((c: { address: string }) => c.address)).toEqual([`project:${ORG}/12345`]);
+  });
+
+  it('a write answered with garbage is reported failed with a clear message', async () => {
+    overrides = { [PROJECT]: (req, res) => (req.method === 'PATCH' ? raw('{"id": 1', 'application/json')(req, res) : sane[PROJECT]!(req, res)) };
+    writes.length = 0;
+    const r = await ws.cli(['apply', ws.write('h.yaml', config('projects:\n  - id: 12345\n    name: Renamed\n')), '--auto-approve'], { HOGSYNC_BASE_URL: base });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/project:.*\/12345 failed: PATCH .*projects\/12345\/ → 200: .*malformed JSON/);
+    expect(writes).toEqual([`PATCH ${PROJECT}`]);
+  });
+});
