@@ -43,6 +43,17 @@ async function getOrNull(api: ApiClient, path: string): Promise<LiveRecord | nul
   }
 }
 
+/** A list's items must be records; anything else is refused rather than guessed at. */
+async function listRecords(api: ApiClient, kind: ResourceKind, path: string): Promise<LiveRecord[]> {
+  const items = await api.listAll<unknown>(path);
+  items.forEach((item, index) => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+      throw new HogsyncError('api', `the API answered with a malformed ${kind.name} (item ${index + 1}): not an object`, { request: { method: 'GET', path, status: 200 } });
+    }
+  });
+  return items as LiveRecord[];
+}
+
 /** Everything the export writes. `named`: the --project ids (none = every project). */
 async function readWorkspace(api: ApiClient, organization: string, named: number[], parallelism: number): Promise<LiveState> {
   const orgScope: Scope = { organization, project: null };
@@ -51,7 +62,7 @@ async function readWorkspace(api: ApiClient, organization: string, named: number
 
   // 1. Organization-level lists; for kinds read one by one, the list only names the items.
   const lists = await mapLimit(top, parallelism, async (kind) =>
-    kind === projectKind && named.length > 0 ? [] : api.listAll<LiveRecord>(kind.collectionPath(orgScope)));
+    kind === projectKind && named.length > 0 ? [] : listRecords(api, kind, kind.collectionPath(orgScope)));
   const records = new Map<ResourceKind, LiveRecord[]>(top.map((kind, i) => [kind, lists[i] ?? []]));
 
   // 2. Full records of kinds whose list answers only basic fields.
@@ -72,11 +83,12 @@ async function readWorkspace(api: ApiClient, organization: string, named: number
   const children = KINDS.filter((k) => k.parent !== 'organization').flatMap((kind) => {
     const parent = top.find((k) => k.name === kind.parent);
     if (!parent) throw new HogsyncError('internal', `no organization-level kind ${kind.parent} for ${kind.name}`);
-    return (records.get(parent) ?? []).map((r) => ({ kind, scope: { organization, project: Number(parent.liveId(r)) } }));
+    const ids = (records.get(parent) ?? []).map((r) => Number(parent.liveId(r))).filter((id) => Number.isSafeInteger(id));
+    return ids.map((project) => ({ kind, scope: { organization, project } }));
   });
   const childRecords = await mapLimit(children, parallelism, async ({ kind, scope }) => {
     try {
-      return await api.listAll<LiveRecord>(kind.collectionPath(scope));
+      return await listRecords(api, kind, kind.collectionPath(scope));
     } catch (err) {
       if (is404(err)) return []; // deleted since it was listed
       throw err;
