@@ -1,5 +1,5 @@
 // plan_scale and plan_cpu: 200 declared projects × 100 flags, 50 roles, 2 proxy records.
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -20,16 +20,18 @@ function workspace() {
   const roles = Array.from({ length: ROLES }, (_, i) => ({ name: `Role ${i}`, feature_flags_access_level: 21 }));
   const proxy_records = Array.from({ length: PROXIES }, (_, i) => ({ domain: `p${i}.example.com` }));
   const seed = { organizations: [{ id: ORG, projects, roles, proxy_records }] };
-  // The files declare everything as it is live, with one change per project so there is work to show.
-  const config = { organization: ORG, projects: projects.map((p) => ({ ...p, timezone: 'Europe/Berlin' })), roles, proxy_records };
-  return { seed, config };
+  // The files declare everything as it is live, with one change per project so there is work
+  // to show; laid out as a team of that size would: one file per project, one for the rest.
+  const files = { 'organization.yaml': { organization: ORG, roles, proxy_records } };
+  for (const p of projects) files[`project-${p.id}.yaml`] = { organization: ORG, projects: [{ ...p, timezone: 'Europe/Berlin' }] };
+  return { seed, files };
 }
 
 async function runPlan(dir, latency) {
   const sandbox = await startSandbox(['--seed', join(dir, 'seed.json'), '--latency', String(latency)]);
   try {
     await sandbox.resetStats();
-    const r = await timed(process.execPath, ['bench/plan-worker.js', join(dir, 'hogsync.yaml')], { stdout: 'pipe', env: sandbox.env });
+    const r = await timed(process.execPath, ['bench/plan-worker.js', join(dir, 'config')], { stdout: 'pipe', env: sandbox.env });
     if (r.code !== 0) throw new Error(`plan worker failed (${r.code})`);
     const stats = await sandbox.stats();
     return { ...JSON.parse(r.stdout), sandbox_requests: stats.requests };
@@ -41,9 +43,10 @@ async function runPlan(dir, latency) {
 export async function planBenchmarks() {
   const dir = mkdtempSync(join(tmpdir(), 'hogsync-bench-'));
   try {
-    const { seed, config } = workspace();
+    const { seed, files } = workspace();
     writeFileSync(join(dir, 'seed.json'), JSON.stringify(seed));
-    writeFileSync(join(dir, 'hogsync.yaml'), stringify(config));
+    mkdirSync(join(dir, 'config'));
+    for (const [name, doc] of Object.entries(files)) writeFileSync(join(dir, 'config', name), stringify(doc));
     const latency = 25;
     const minimum = PROJECTS * (1 + Math.ceil(FLAGS / PAGE)) + Math.ceil(ROLES / PAGE) + Math.ceil(PROXIES / PAGE);
     const scale = await runPlan(dir, latency);

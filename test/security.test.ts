@@ -12,7 +12,7 @@ import type { SandboxHandle } from '../src/sandbox/server.js';
 import type { SeedDocument } from '../src/sandbox/seed.js';
 import { api, inProcessSandbox, spawnSandbox, stopAllSandboxes } from './support/sandbox.js';
 import { ORG, config, workspace, type Workspace } from './support/workspace.js';
-import { expectNoSecret, type Outputs } from './support/secrets.js';
+import { expectNoSecret } from './support/secrets.js';
 import type { CliResult } from './support/cli.js';
 
 /** A distinctive secret: random, so that no piece of it occurs anywhere by accident. */

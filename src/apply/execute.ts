@@ -43,12 +43,18 @@ export interface ExecuteOptions {
 
 const PHASES: readonly Action[] = ['delete', 'update', 'create'];
 
+/** After this many changes in a row could not reach the API, the rest are skipped, not tried. */
+export const UNREACHABLE_AFTER = 3;
+
 export async function executePlan(result: PlanResult, api: ApiWriter, options: ExecuteOptions): Promise<ApplyReport> {
   const total = result.plan.changes.length;
   const outcomes = new Map<string, ChangeOutcome>();
   const failedDeletes = new Set<string>();
   let started = 0;
   let done = 0;
+  // Retries already waited for each of these; when the API is gone, trying the rest only delays the report.
+  let unreachableInARow = 0;
+  let unreachable: string | undefined;
   const finish = (outcome: ChangeOutcome) => {
     outcomes.set(outcome.address, outcome);
     done++;
@@ -60,11 +66,14 @@ export async function executePlan(result: PlanResult, api: ApiWriter, options: E
     await mapLimit(changes, options.parallelism, async (change) => {
       const execution = result.executions.get(change.address);
       if (options.signal?.aborted) return finish({ address: change.address, action: change.action, status: 'skipped', error: 'interrupted before it started' });
+      if (unreachable) return finish({ address: change.address, action: change.action, status: 'skipped', error: `not tried: the API stopped answering (${unreachable})` });
       if (!execution) return finish({ address: change.address, action: change.action, status: 'skipped', error: 'nothing to execute (internal)' });
       const blocker = change.action === 'create' ? failedDeletes.has(conflictKey(execution)) : false;
       if (blocker) return finish({ address: change.address, action: change.action, status: 'skipped', error: 'the delete that frees its key failed' });
       options.onStart?.(change, ++started, total);
-      const outcome = await executeOne(change, execution, api);
+      const { outcome, networkError } = await executeOne(change, execution, api);
+      unreachableInARow = networkError ? unreachableInARow + 1 : 0;
+      if (unreachableInARow >= UNREACHABLE_AFTER && !unreachable) unreachable = `${UNREACHABLE_AFTER} changes in a row could not reach it`;
       if (outcome.status === 'failed' && change.action === 'delete') failedDeletes.add(conflictKey(execution));
       finish(outcome);
     });
@@ -88,7 +97,7 @@ function callFor(change: Change, execution: Execution): HttpCall {
   return change.action === 'update' ? kind.updateCall(scope, id, values) : kind.deleteCall(scope, id);
 }
 
-async function executeOne(change: Change, execution: Execution, api: ApiWriter): Promise<ChangeOutcome> {
+async function executeOne(change: Change, execution: Execution, api: ApiWriter): Promise<{ outcome: ChangeOutcome; networkError: boolean }> {
   const base = { address: change.address, action: change.action };
   const kind = execution.kind;
   try {
@@ -105,8 +114,9 @@ async function executeOne(change: Change, execution: Execution, api: ApiWriter):
       outcome.target_cname = record.target_cname;
       if (typeof record.status === 'string') outcome.record_status = record.status;
     }
-    return outcome;
+    return { outcome, networkError: false };
   } catch (err) {
-    return { ...base, status: 'failed', error: isHogsyncError(err) ? err.format() : err instanceof Error ? err.message : String(err) };
+    const error = isHogsyncError(err) ? err.format() : err instanceof Error ? err.message : String(err);
+    return { outcome: { ...base, status: 'failed', error }, networkError: isHogsyncError(err) && err.code === 'network' };
   }
 }
