@@ -30,6 +30,14 @@ describe('CLI frame', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('takes the common options before the verb too', async () => {
+    const r = await runCli(['--base-url', 'http://example.com', '--parallelism', '3', 'plan', 'examples/basic'], { env: { HOGSYNC_API_KEY: 'phx_frame_test_key_000000' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe('error: refusing to send the API key over plain http:// to example.com; use https:// (http:// is allowed only for loopback hosts)');
+    const bad = await runCli(['--parallelism', '0', 'plan', 'examples/basic'], { env: { HOGSYNC_API_KEY: 'phx_frame_test_key_000000' } });
+    expect(bad.stderr.trim()).toBe('error: --parallelism must be a whole number from 1 to 100, got "0"');
+  });
+
   it('schema prints the JSON Schema', async () => {
     const r = await runCli(['schema']);
     expect(r.code).toBe(0);

@@ -402,9 +402,6 @@ roles:
   });
 
   it('in validate, plan and drift in every format, export, and their errors (also with --verbose)', async () => {
-    const closedPort = await recorder('127.0.0.1');
-    const closed = `http://127.0.0.1:${closedPort.port}`;
-    await closedPort.close();
     const results = await Promise.all([
       run('validate', ['validate', 'h.yaml']),
       run('validate invalid', ['validate', 'bad.yaml', '--verbose']),
@@ -418,16 +415,15 @@ roles:
       run('export', ['export', '--organization', ORG, '--out', 'export.yaml', '--verbose'], {}, ['export.yaml']),
       run('plan, wrong key (401) --verbose', ['plan', 'h.yaml', '--verbose'], { HOGSYNC_API_KEY: WRONG }),
       run('drift, wrong key (401)', ['drift', 'h.yaml', '--format', 'junit'], { HOGSYNC_API_KEY: WRONG }),
-      run('plan, API unreachable --verbose', ['plan', 'h.yaml', '--verbose', '--base-url', closed]),
       run('plan, read-only key (blast radius 403)', ['plan', 'h.yaml', '--format', 'json', '--verbose'], { HOGSYNC_API_KEY: READ_ONLY }),
     ]);
     const labels = ['validate', 'validate invalid', 'validate long secret', 'plan text', 'plan json', 'plan markdown', 'plan 404',
-      'drift text', 'drift json', 'drift markdown', 'drift junit file', 'export', 'plan 401', 'drift 401', 'plan unreachable', 'plan read-only'];
+      'drift text', 'drift json', 'drift markdown', 'drift junit file', 'export', 'plan 401', 'drift 401', 'plan read-only'];
     expect(Object.fromEntries(results.map((r, i) => [labels[i], r.code]))).toEqual({
       'validate': 0, 'validate invalid': 1, 'validate long secret': 1, 'plan text': 0, 'plan json': 0, 'plan markdown': 2, 'plan 404': 1,
       'drift text': 2, 'drift json': 2, 'drift markdown': 2, 'drift junit file': 2,
       'export': expect.any(Number), // whatever it answers (it may not be built yet), it must not print the key
-      'plan 401': 1, 'drift 401': 1, 'plan unreachable': 1, 'plan read-only': 0,
+      'plan 401': 1, 'drift 401': 1, 'plan read-only': 0,
     });
     expect(readFileSync(ws.path('plan-a.json'), 'utf8')).toContain('(sensitive)');
     expectNoSecret(outputs, SECRETS);
@@ -449,6 +445,33 @@ roles:
     expect((await run('apply json', ['apply', 'h.yaml', '--auto-approve', '--format', 'json'])).code).toBe(0);
     expect((await run('apply, nothing to do', ['apply', 'h.yaml', '--auto-approve', '--format', 'json'])).code).toBe(0);
     expect((await run('apply, wrong key --verbose', ['apply', 'h.yaml', '--auto-approve', '--verbose'], { HOGSYNC_API_KEY: WRONG })).code).toBe(1);
+    expectNoSecret(outputs, SECRETS);
+  });
+
+  it('even when the API echoes the key back in its error messages (plan errors, apply reports)', async () => {
+    // In front of the sandbox: reads pass through, except the proxy records list when asked
+    // to fail; every write fails with a 400 whose detail quotes the Authorization header.
+    let failReads = true;
+    const echo = await recorder('127.0.0.1', (req, res) => {
+      const fail = req.method !== 'GET' || (failReads && (req.url ?? '').includes('/proxy_records/'));
+      if (fail) {
+        req.resume();
+        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'validation_error', code: 'invalid', detail: `Rejected request with header ${req.headers.authorization}`, attr: null }));
+        return;
+      }
+      fetch(`${sandbox.baseUrl}${req.url}`, { headers: { authorization: req.headers.authorization ?? '' } })
+        .then(async (up) => res.writeHead(up.status, { 'content-type': 'application/json' }).end(await up.text()))
+        .catch(() => res.writeHead(502).end());
+    });
+    ws.write('echo.yaml', config('roles:\n  - name: Echo team\n'));
+    const plan = await run('plan, API echoing the key', ['plan', 'echo.yaml', '--base-url', echo.origin, '--verbose']);
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toMatch(/→ 400: Rejected request with header/);
+    failReads = false;
+    const text = await run('apply text, API echoing the key', ['apply', 'echo.yaml', '--auto-approve', '--base-url', echo.origin]);
+    const json = await run('apply json, API echoing the key', ['apply', 'echo.yaml', '--auto-approve', '--format', 'json', '--base-url', echo.origin, '--verbose']);
+    expect([text.code, json.code]).toEqual([1, 1]);
+    expect(json.stdout).toMatch(/Rejected request with header/);
     expectNoSecret(outputs, SECRETS);
   });
 

@@ -23,14 +23,25 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
+// No defaults here: the common options may also stand before the verb, and a verb's default
+// must not hide a value given there (apiSettings applies the defaults).
 function withCommon(cmd: Command, api = true): Command {
   if (api) {
-    cmd.option('--base-url <url>', 'API base URL (env HOGSYNC_BASE_URL)')
-      .option('--parallelism <n>', 'concurrent requests', '10')
-      .option('--max-rate <n>', 'client-side limit of requests per minute (the API allows 480 for personal keys)', '480');
+    cmd.option('--base-url <url>', 'API base URL (env HOGSYNC_BASE_URL, default https://us.posthog.com)')
+      .option('--parallelism <n>', 'concurrent requests (default 10)')
+      .option('--max-rate <n>', 'client-side limit of requests per minute (default 480, the API\'s limit for personal keys)');
   }
   return cmd.option('--no-color', 'disable colour (also NO_COLOR)')
     .option('--verbose', 'print details and stack traces');
+}
+
+/** Options of the verb, over the common options given before it. */
+function mergedOptions(program: Command, cmd: Command): Record<string, unknown> {
+  const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+  const merged: Record<string, unknown> = { ...defined(program.opts()), ...defined(cmd.opts()) };
+  merged.color = program.opts().color !== false && cmd.opts().color !== false;
+  merged.verbose = program.opts().verbose === true || cmd.opts().verbose === true;
+  return merged;
 }
 
 export function buildProgram(runVerb: (verb: string, args: string[], opts: Record<string, unknown>) => Promise<void>): Command {
@@ -38,6 +49,11 @@ export function buildProgram(runVerb: (verb: string, args: string[], opts: Recor
     .description('Declarative configuration for an analytics workspace: validate, plan, apply, drift, export.')
     .version(VERSION, '-V, --version', 'print the version')
     .showHelpAfterError('(run with --help for usage)')
+    .option('--base-url <url>', 'API base URL (env HOGSYNC_BASE_URL, default https://us.posthog.com)')
+    .option('--parallelism <n>', 'concurrent requests (default 10)')
+    .option('--max-rate <n>', 'client-side limit of requests per minute (default 480)')
+    .option('--no-color', 'disable colour (also NO_COLOR)')
+    .option('--verbose', 'print details and stack traces')
     .addHelpText('after', `
 Examples:
   $ hogsync validate config/
@@ -48,7 +64,7 @@ ${ENVIRONMENT}`);
 
   const verb = (name: string) => async (...params: unknown[]) => {
     const cmd = params[params.length - 1] as Command;
-    await runVerb(name, cmd.args, cmd.opts());
+    await runVerb(name, cmd.args, mergedOptions(program, cmd));
   };
 
   withCommon(program.command('validate').argument('[paths...]', 'files or directories (default hogsync.yaml)'), false)
