@@ -1,5 +1,5 @@
-// Loads the loader's two heavy dependencies fast: the yaml package, bundled into one file,
-// and the schema validator compiled from the JSON Schema, each with the V8 code cache that
+// Loads the loader's heavy dependencies fast: the yaml package, bundled into one file,
+// js-yaml (the fast path of src/config/fast-parse.ts), and the schema validator compiled from the JSON Schema, each with the V8 code cache that
 // scripts/build-validator.js recorded (see there for why). Both live in dist/; the paths go
 // through the package root so that they resolve from dist/config (the CLI) and from
 // src/config (the tests) alike. Without the bundle, yaml comes from node_modules as usual.
@@ -36,7 +36,15 @@ function loadCommonJs(url: URL): unknown {
   return mod.exports;
 }
 
+/** The part of js-yaml the fast path uses. */
+export interface JsYamlModule {
+  CORE_SCHEMA: unknown;
+  load(text: string, options: { schema: unknown; listener?: (event: 'open' | 'close', state: JsYamlState) => void }): unknown;
+}
+export interface JsYamlState { position: number; kind: string | null; result: unknown; anchor: string | null }
+
 let yaml: YamlModule | undefined;
+let jsYaml: JsYamlModule | undefined;
 let validator: SchemaValidator | undefined;
 
 export function loadYaml(): YamlModule {
@@ -45,6 +53,14 @@ export function loadYaml(): YamlModule {
     yaml = (existsSync(bundle) ? loadCommonJs(bundle) : createRequire(import.meta.url)('yaml')) as YamlModule;
   }
   return yaml;
+}
+
+export function loadJsYaml(): JsYamlModule {
+  if (!jsYaml) {
+    const bundle = new URL('vendor/js-yaml.cjs', DIST);
+    jsYaml = (existsSync(bundle) ? loadCommonJs(bundle) : createRequire(import.meta.url)('js-yaml')) as JsYamlModule;
+  }
+  return jsYaml;
 }
 
 export function loadSchemaValidator(): SchemaValidator {

@@ -5,7 +5,8 @@ import { readConfigFile, resolveConfigPaths } from './files.js';
 import { interpolate } from './interpolate.js';
 import { mergeFiles, type LoadedFile } from './merge.js';
 import type { DesiredState } from './model.js';
-import { parseYaml } from './parse.js';
+import { fastParse } from './fast-parse.js';
+import { parseYaml, type SourceMap } from './parse.js';
 import { ConfigErrors, sortProblems, type ConfigProblem } from './problems.js';
 import { checkSchema } from './validate-schema.js';
 
@@ -15,6 +16,13 @@ export { resolveConfigPaths } from './files.js';
 export interface LoadOptions {
   /** Directory relative paths are read from (default: the process's working directory). */
   cwd?: string;
+}
+
+/** Positions of a fast-parsed file: found by the full parser, once, when first asked for. */
+function lazySourceMap(file: string, text: string): SourceMap {
+  let map: SourceMap | undefined;
+  const real = (): SourceMap => (map ??= parseYaml(file, text).parsed?.map ?? { values: new Map(), keys: new Map() });
+  return { values: { get: (p) => real().values.get(p) }, keys: { get: (p) => real().keys.get(p) } };
 }
 
 function under(pointer: string, set: ReadonlySet<string>): boolean {
@@ -40,7 +48,8 @@ export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = proce
       problems.push(read.problem);
       continue;
     }
-    const parsed = parseYaml(file, read.text);
+    const fast = fastParse(read.text);
+    const parsed = fast ? { parsed: { file, data: fast, map: lazySourceMap(file, read.text), poisoned: new Set<string>() }, problems: [] } : parseYaml(file, read.text);
     problems.push(...parsed.problems);
     if (!parsed.parsed) continue;
     const { data, map, poisoned } = parsed.parsed;

@@ -44,6 +44,16 @@ interface OrgState {
   prune: Map<keyof PruneSettings, { value: boolean; where: FilePosition }[]>;
 }
 
+/** A position looked up only when read: most are never shown, and finding them can cost a full parse. */
+function lazyPosition(file: string, find: () => Pos): FilePosition {
+  let found: Pos | undefined;
+  return {
+    file,
+    get line() { return (found ??= find()).line; },
+    get col() { return (found ??= find()).col; },
+  };
+}
+
 export function mergeFiles(files: readonly LoadedFile[]): { state: DesiredState; problems: ConfigProblem[] } {
   const problems: ConfigProblem[] = [];
   const orgs = new Map<string, OrgState>();
@@ -67,7 +77,7 @@ export function mergeFiles(files: readonly LoadedFile[]): { state: DesiredState;
     }
     const st = state;
     const pos = (pointer: string, fallback: Pos = { line: 1, col: 1 }): FilePosition =>
-      ({ file: f.file, ...(f.map.keys.get(pointer) ?? f.map.values.get(pointer) ?? fallback) });
+      lazyPosition(f.file, () => f.map.keys.get(pointer) ?? f.map.values.get(pointer) ?? fallback);
 
     const itemOf = (kind: ResourceKind, entry: Obj, pointer: string, project: number | null): DesiredItem | undefined => {
       const raw = entry[kind.identityField];

@@ -8,10 +8,12 @@ import type { ConfigProblem } from './problems.js';
 
 export interface Pos { line: number; col: number }
 
+export interface PositionIndex { get(pointer: string): Pos | undefined }
+
 /** Where each value (by JSON Pointer) and each mapping key (by the pointer of its value) starts. */
 export interface SourceMap {
-  values: Map<string, Pos>;
-  keys: Map<string, Pos>;
+  values: PositionIndex;
+  keys: PositionIndex;
 }
 
 export interface ParsedFile {
@@ -102,7 +104,9 @@ export function parseYaml(file: string, text: string): ParseResult {
     return { problems };
   }
 
-  const map: SourceMap = { values: new Map(), keys: new Map() };
+  const values = new Map<string, Pos>();
+  const keys = new Map<string, Pos>();
+  const map: SourceMap = { values, keys };
   const poisoned = new Set<string>();
   let expanded = 0;
   const resolving = new Set<YamlNode>();
@@ -128,7 +132,7 @@ export function parseYaml(file: string, text: string): ParseResult {
       throw new Abort();
     }
     if (node === null || node === undefined) {
-      map.values.set(pointer, fallback);
+      values.set(pointer, fallback);
       return null;
     }
     if (isAlias(node)) {
@@ -147,18 +151,18 @@ export function parseYaml(file: string, text: string): ParseResult {
       const value = walk(target, pointer, depth, true, pos);
       resolving.delete(target);
       // Errors in an aliased value point at the alias: that is where the value is used.
-      map.values.set(pointer, pos);
+      values.set(pointer, pos);
       return value;
     }
     const yamlNode = node as YamlNode;
     const pos = nodePos(yamlNode, fallback);
     if (yamlNode.tag && !ALLOWED_TAGS.has(yamlNode.tag)) {
       problem(tagPos(yamlNode, yamlNode.tag), `custom YAML tag "${shortTag(yamlNode.tag)}" is not allowed`);
-      map.values.set(pointer, pos);
+      values.set(pointer, pos);
       poisoned.add(pointer);
       return null;
     }
-    map.values.set(pointer, pos);
+    values.set(pointer, pos);
     if (isScalar(yamlNode)) {
       const v = yamlNode.value;
       if (typeof v === 'number' && !Number.isFinite(v)) {
@@ -212,7 +216,7 @@ export function parseYaml(file: string, text: string): ParseResult {
         }
         seen.set(key, keyPos);
         const child = childPointer(pointer, key);
-        map.keys.set(child, keyPos);
+        keys.set(child, keyPos);
         out[key] = walk(pair.value, child, depth + 1, inAlias, keyPos);
       }
       return out;

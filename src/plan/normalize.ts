@@ -62,7 +62,9 @@ function dropPath(live: unknown, declared: unknown, steps: string[]): unknown {
     const items = obj[name];
     if (!Array.isArray(items)) return live;
     const declaredItems = isRecord(declared) && Array.isArray(declared[name]) ? (declared[name] as unknown[]) : [];
-    return { ...obj, [name]: items.map((item, i) => dropPath(item, declaredItems[i], rest)) };
+    const kept = items.map((item, i) => dropPath(item, declaredItems[i], rest));
+    // Copy only when something was dropped: this runs for every compared item.
+    return kept.every((item, i) => item === items[i]) ? live : { ...obj, [name]: kept };
   }
   if (Array.isArray(live)) return live;
   const obj = live as Record<string, unknown>;
@@ -73,7 +75,8 @@ function dropPath(live: unknown, declared: unknown, steps: string[]): unknown {
     const { [step]: _dropped, ...kept } = obj;
     return kept;
   }
-  return { ...obj, [step]: dropPath(obj[step], declaredChild, rest) };
+  const child = dropPath(obj[step], declaredChild, rest);
+  return child === obj[step] ? live : { ...obj, [step]: child };
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -99,14 +102,42 @@ export function sameValue(rule: CompareRule, declared: unknown, live: unknown, s
   return deepEqual(normalize(declared), normalize(liveValue));
 }
 
-/** JSON with sorted object keys: stable input for digests. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value ?? null, sortKeys) ?? 'null';
+const quotedKeys = new Map<string, string>();
+
+function quoteKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    // Field names repeat across thousands of items; arbitrary user keys should not grow this forever.
+    if (quotedKeys.size < 4096) quotedKeys.set(key, quoted);
+  }
+  return quoted;
 }
 
-function sortKeys(_key: string, value: unknown): unknown {
-  if (!isRecord(value)) return value;
-  const sorted: Record<string, unknown> = {};
-  for (const k of Object.keys(value).sort()) sorted[k] = value[k];
-  return sorted;
+/** JSON with sorted object keys: stable input for digests (written by hand: it runs per item). */
+export function canonicalJson(value: unknown): string {
+  switch (typeof value) {
+    case 'string': return JSON.stringify(value);
+    case 'number': return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean': return value ? 'true' : 'false';
+    case 'object': break;
+    default: return 'null';
+  }
+  if (value === null) return 'null';
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i]);
+    return `${out}]`;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  if (keys.length > 1) keys.sort();
+  let out = '{';
+  let first = true;
+  for (const key of keys) {
+    if (record[key] === undefined) continue;
+    out += `${first ? '' : ','}${quoteKey(key)}:${canonicalJson(record[key])}`;
+    first = false;
+  }
+  return `${out}}`;
 }

@@ -170,14 +170,18 @@ function withIdentity(kind: ResourceKind, item: DesiredItem): Record<string, unk
 
 /** Digest of the desired and live state of one item; secrets enter only as their own digests. */
 function itemDigest(kind: ResourceKind, address: string, item: DesiredItem | undefined, record: LiveRecord | undefined): string {
-  const protect = (field: string, value: unknown) =>
-    (kind.fields[field]?.sensitive || item?.interpolated.includes(field)) && value != null ? `sha256:${sha256(canonicalJson(value))}` : value ?? null;
   const declared = item ? withIdentity(kind, item) : {};
-  const desiredPart = item ? { ensure: item.ensure, fields: Object.fromEntries(Object.entries(declared).map(([k, v]) => [k, protect(k, v)])) } : null;
-  const livePart = record
-    ? { id: kind.liveId(record), fields: Object.fromEntries(Object.keys(declared).map((k) => [k, protect(k, record[k])])) }
-    : null;
-  return sha256(canonicalJson({ address, desired: desiredPart, live: livePart })).slice(0, 16);
+  const value = (field: string, v: unknown): string => {
+    const json = canonicalJson(v);
+    const secret = (kind.fields[field]?.sensitive || item?.interpolated.includes(field)) && v != null;
+    return secret ? `"sha256:${sha256(json)}"` : json;
+  };
+  let text = `${address}\n${item ? item.ensure : '-'}\n${record ? String(kind.liveId(record)) : '-'}`;
+  for (const field of Object.keys(declared).sort()) {
+    text += `\n${field}=${value(field, declared[field])}`;
+    if (record) text += `|${value(field, record[field])}`;
+  }
+  return sha256(text).slice(0, 16);
 }
 
 function fingerprintOf(managed: ManagedItem[], desired: DesiredState): string {
