@@ -12,9 +12,22 @@ export function has(obj: JsonObject, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(obj, key);
 }
 
-/** A deep copy, so stored state never aliases a request body. */
-export function clone<T extends Json>(value: T): T {
-  return structuredClone(value);
+/**
+ * A deep copy of JSON data, so stored state never aliases a request or response body.
+ * Written out rather than structuredClone: list answers copy thousands of records, and this
+ * is several times faster on plain JSON.
+ */
+export function clone<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(clone) as T;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const copy = clone((value as Record<string, unknown>)[key]);
+    // JSON may carry a "__proto__" key; keep it a plain own property.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+    else out[key] = copy;
+  }
+  return out as T;
 }
 
 /** The JSON type name a Python/DRF error message would use ("str", "list", …). */

@@ -6,7 +6,7 @@
 // clients.
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from './atomic-file.js';
-import { isObject } from './json.js';
+import { clone, isObject } from './json.js';
 import { STATE_FORMAT, type SandboxState } from './state.js';
 
 interface PendingWrite {
@@ -121,7 +121,7 @@ export class SandboxStore {
 
   /** A deep copy of the state, for tests. */
   snapshot(): SandboxState {
-    return structuredClone(this.state);
+    return clone(this.state);
   }
 }
 

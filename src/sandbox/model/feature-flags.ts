@@ -2,7 +2,7 @@
 // deleted, release conditions), soft delete, and the record shape of the OpenAPI FeatureFlag.
 import { validationError } from '../errors.js';
 import { nowIso } from '../ids.js';
-import { isObject, type Json, type JsonObject } from '../json.js';
+import { clone, isObject, type Json, type JsonObject } from '../json.js';
 import type { FeatureFlagState, SandboxState } from '../state.js';
 import {
   booleanRule, integerRule, objectRule, requireField, stringListRule, stringRule, untypedRule, validatePartial, type Rule,
@@ -66,7 +66,7 @@ function filtersRule(): Rule {
       if (list.length > 0 && Math.abs(sum - 100) > 1e-9) fail('Invalid variant definitions: Variant rollout percentages must sum to 100.');
     }
     if (filters.payloads !== undefined && !isObject(filters.payloads)) fail('payloads must be an object.');
-    const out: JsonObject = structuredClone(filters);
+    const out: JsonObject = clone(filters);
     if (!('payloads' in out)) out.payloads = {};
     if (!('multivariate' in out)) out.multivariate = null;
     return out;
@@ -113,26 +113,26 @@ export function renderFlag(state: SandboxState, f: FeatureFlagState): JsonObject
     id: f.id,
     name: f.name,
     key: f.key,
-    filters: structuredClone(f.filters),
+    filters: clone(f.filters),
     deleted: f.deleted,
     active: f.active,
-    created_by: structuredClone(state.user),
+    created_by: clone(state.user),
     created_at: f.created_at,
     updated_at: f.updated_at,
     version: f.version,
-    last_modified_by: structuredClone(state.user),
+    last_modified_by: clone(state.user),
     is_simple_flag: simple,
     rollout_percentage: simple && typeof first === 'number' ? Math.round(first) : null,
     ensure_experience_continuity: f.ensure_experience_continuity,
     experiment_set: '[]',
     surveys: {},
     features: {},
-    rollback_conditions: structuredClone(f.rollback_conditions),
+    rollback_conditions: clone(f.rollback_conditions),
     performed_rollback: f.performed_rollback,
     can_edit: true,
-    tags: structuredClone(f.tags),
+    tags: clone(f.tags),
     usage_dashboard: f.usage_dashboard,
-    analytics_dashboards: structuredClone(f.analytics_dashboards),
+    analytics_dashboards: clone(f.analytics_dashboards),
     has_enriched_analytics: f.has_enriched_analytics,
     user_access_level: 'editor',
     is_remote_configuration: f.is_remote_configuration,
@@ -150,7 +150,7 @@ export function renderFlagMinimal(f: FeatureFlagState): JsonObject {
     team_id: f.project,
     name: f.name,
     key: f.key,
-    filters: structuredClone(f.filters),
+    filters: clone(f.filters),
     deleted: f.deleted,
     active: f.active,
     ensure_experience_continuity: f.ensure_experience_continuity,

@@ -5,7 +5,7 @@
 // record validates against that schema.
 import { validationError } from '../errors.js';
 import { liveEventsToken, nowIso, projectApiToken, uuidv7 } from '../ids.js';
-import { isObject, type Json, type JsonObject } from '../json.js';
+import { clone, isObject, type Json, type JsonObject } from '../json.js';
 import type { ProjectState, SandboxState } from '../state.js';
 import {
   booleanRule, decimalRule, integerChoiceRule, integerRule, stringListRule, stringRule, timeZoneRule,
@@ -127,7 +127,7 @@ export function newProject(id: number, organization: string, name: string): Proj
 
 /** The full record (GET one, PATCH, actions): a copy, so callers cannot alias the state. */
 export function renderProject(p: ProjectState): JsonObject {
-  return structuredClone(p);
+  return clone(p);
 }
 
 const BASIC_FIELDS = ['id', 'uuid', 'organization', 'api_token', 'name', 'completed_snippet_onboarding',
@@ -136,7 +136,7 @@ const BASIC_FIELDS = ['id', 'uuid', 'organization', 'api_token', 'name', 'comple
 /** The list shape (ProjectBackwardCompatBasic). */
 export function renderProjectBasic(p: ProjectState): JsonObject {
   const out: JsonObject = {};
-  for (const f of BASIC_FIELDS) out[f] = structuredClone(p[f] ?? null);
+  for (const f of BASIC_FIELDS) out[f] = clone(p[f] ?? null);
   return out;
 }
 

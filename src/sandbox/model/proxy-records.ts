@@ -3,7 +3,7 @@
 // trailing dot.
 import { validationError } from '../errors.js';
 import { nowIso, proxyTarget, uuidv7 } from '../ids.js';
-import type { Json, JsonObject } from '../json.js';
+import { clone, type Json, type JsonObject } from '../json.js';
 import type { ProxyRecordState, SandboxState } from '../state.js';
 import { isHostname, requireField, stringRule } from '../validation.js';
 
@@ -25,7 +25,7 @@ function checkDomain(state: SandboxState, value: Json, selfId: string | null): s
 
 export function renderProxyRecord(r: ProxyRecordState): JsonObject {
   const { organization: _org, ...rest } = r;
-  return structuredClone(rest);
+  return clone(rest);
 }
 
 export function createProxyRecord(state: SandboxState, organization: string, body: JsonObject, extra: { status?: string; message?: string | null } = {}): ProxyRecordState {

@@ -2,7 +2,7 @@
 // default feature flag access level (21 = can only view, 37 = can always edit).
 import { validationError } from '../errors.js';
 import { nowIso, uuidv7 } from '../ids.js';
-import type { Json, JsonObject } from '../json.js';
+import { clone, type Json, type JsonObject } from '../json.js';
 import type { RoleState, SandboxState } from '../state.js';
 import { integerChoiceRule, requireField, stringRule } from '../validation.js';
 
@@ -26,7 +26,7 @@ export function renderRole(state: SandboxState, r: RoleState): JsonObject {
     name: r.name,
     feature_flags_access_level: r.feature_flags_access_level,
     created_at: r.created_at,
-    created_by: structuredClone(state.user),
+    created_by: clone(state.user),
     members: JSON.stringify(r.members),
     is_default: String(r.is_default),
   };
