@@ -95,6 +95,30 @@ describe('apply', () => {
     expect(report.changes).toEqual([{ address: `role:${ORG}/Engineers`, action: 'create', status: 'applied' }]);
   });
 
+  it('asks on a terminal, and applies only after "yes"', async () => {
+    // util-linux `script` gives the CLI a pseudo-terminal (Debian ships it in an essential package).
+    const file = ws.write('h.yaml', config('roles:\n  - name: Engineers\n'));
+    const onTerminal = (answer: string) => new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} apply ${JSON.stringify(file)} --no-color`, '/dev/null'], {
+        env: { ...process.env, HOGSYNC_BASE_URL: sandbox.baseUrl, HOGSYNC_API_KEY: sandbox.apiKey },
+      });
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes("Only 'yes' is accepted")) child.stdin.write(`${answer}\n`);
+      });
+      child.on('close', (code) => resolve({ code, out }));
+    });
+    const no = await onTerminal('no');
+    expect(no.code).toBe(1);
+    expect(no.out).toContain('Apply cancelled; nothing was changed.');
+    expect((await snapshot()).roles).not.toContain('Engineers:21');
+    const yes = await onTerminal('yes');
+    expect(yes.code).toBe(0);
+    expect(yes.out).toContain('Apply complete: 1 applied, 0 failed, 0 skipped.');
+    expect((await snapshot()).roles).toContain('Engineers:21');
+  });
+
   it('refuses without a terminal unless --auto-approve, changing nothing', async () => {
     const before = await snapshot();
     const r = await ws.cli(['apply', ws.write('h.yaml', EVERYTHING)]);
