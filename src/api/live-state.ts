@@ -55,18 +55,18 @@ export async function readLiveState(api: ApiReader, desired: DesiredState, paral
   // Every GET is one unit of work, so reads of many projects share the parallelism fairly.
   const units: Array<{ read: Read; id?: number }> = reads.flatMap((read) => (read.ids ? read.ids.map((id) => ({ read, id })) : [{ read }]));
   const results = await mapLimit(units, parallelism, async ({ read, id }) => {
-    if (id === undefined) return listOrEmpty(api, read);
-    const record = await getOrNull(api, read.kind.itemPath(read.scope, id));
+    // A project's collection answers 404 when the project does not exist: the planner names it then.
+    if (id === undefined) return listRecords(api, read.kind, read.scope, read.kind.parent === 'project');
+    const record = await getRecord(api, read.kind, read.scope, id);
     return record ? [record] : [];
   });
-  units.forEach((unit, i) => checkRecords(unit.read.kind, unit.id === undefined ? unit.read.kind.collectionPath(unit.read.scope) : unit.read.kind.itemPath(unit.read.scope, unit.id), results[i] ?? []));
   const byRead = new Map<Read, LiveRecord[]>();
   units.forEach((unit, i) => byRead.set(unit.read, [...(byRead.get(unit.read) ?? []), ...(results[i] ?? [])]));
   return liveStateOf(reads.map((read) => ({ kind: read.kind, scope: read.scope, records: byRead.get(read) ?? [] })));
 }
 
 /** Live records drive deletes and updates: a record without an id or identity is refused, not guessed at. */
-function checkRecords(kind: ResourceKind, path: string, records: unknown[]): void {
+function checkRecords(kind: ResourceKind, path: string, records: unknown[]): LiveRecord[] {
   records.forEach((record, index) => {
     const bad = (why: string) => new HogsyncError('api', `the API answered with a malformed ${kind.name} (item ${index + 1}): ${why}`, { request: { method: 'GET', path, status: 200 } });
     if (record === null || typeof record !== 'object' || Array.isArray(record)) throw bad('not an object');
@@ -75,27 +75,33 @@ function checkRecords(kind: ResourceKind, path: string, records: unknown[]): voi
     const identity = r[kind.identityField];
     if (typeof identity !== 'string' && typeof identity !== 'number') throw bad(`"${kind.identityField}" is missing or not a string`);
   });
+  return records as LiveRecord[];
 }
 
-/** A project's collection answers 404 when the project does not exist: the planner names it then. */
-async function listOrEmpty(api: ApiReader, read: Read): Promise<LiveRecord[]> {
+const is404 = (err: unknown) => err instanceof HogsyncError && err.request?.status === 404;
+
+/** Every record of a collection, checked; `missingIsEmpty`: a 404 means no collection (its parent is gone). */
+export async function listRecords(api: ApiReader, kind: ResourceKind, scope: Scope, missingIsEmpty = false): Promise<LiveRecord[]> {
+  const path = kind.collectionPath(scope);
   try {
-    return await api.listAll(read.kind.collectionPath(read.scope));
+    return checkRecords(kind, path, await api.listAll<unknown>(path));
   } catch (err) {
-    if (read.kind.parent === 'project' && err instanceof HogsyncError && err.request?.status === 404) return [];
+    if (missingIsEmpty && is404(err)) return [];
     throw err;
   }
 }
 
-async function getOrNull(api: ApiReader, path: string): Promise<LiveRecord | null> {
+/** One record, checked, or null when the API answers 404. */
+export async function getRecord(api: ApiReader, kind: ResourceKind, scope: Scope, id: string | number): Promise<LiveRecord | null> {
+  const path = kind.itemPath(scope, id);
   try {
-    const { body } = await api.request<LiveRecord>('GET', path);
+    const { body } = await api.request<unknown>('GET', path);
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new HogsyncError('api', 'the API answered with a body that is not a record', { request: { method: 'GET', path, status: 200 } });
     }
-    return body;
+    return checkRecords(kind, path, [body])[0] as LiveRecord;
   } catch (err) {
-    if (err instanceof HogsyncError && err.request?.status === 404) return null;
+    if (is404(err)) return null;
     throw err;
   }
 }
