@@ -3,47 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { api, inProcessSandbox, stopAllSandboxes, type Api } from './support/sandbox.js';
 import { BIN } from './support/cli.js';
-import { ORG, config, workspace, type Workspace } from './support/workspace.js';
+import { EVERY_ACTION_CONFIG as EVERYTHING, EVERY_ACTION_SEED as SEED, ORG, config, workspace, type Workspace } from './support/workspace.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
-import type { SeedDocument } from '../src/sandbox/seed.js';
-
-const SEED: SeedDocument = {
-  organizations: [{
-    id: ORG,
-    projects: [
-      { id: 12345, name: 'Web app', timezone: 'UTC', feature_flags: [{ key: 'old-flag', active: true }, { key: 'kept-flag', active: true }] },
-      { id: 12346, name: 'Mobile app' },
-    ],
-    proxy_records: [{ domain: 'old.example.com' }, { domain: 'keep.example.com' }],
-    roles: [{ name: 'Support', feature_flags_access_level: 21 }, { name: 'Admins', feature_flags_access_level: 37 }],
-  }],
-};
-
-const EVERYTHING = config(`projects:
-  - id: 12345
-    timezone: Europe/Berlin
-    session_recording_sample_rate: "0.25"
-    feature_flags:
-      - key: new-flag
-        name: New
-        active: true
-        filters: { groups: [ { properties: [], rollout_percentage: 20 } ] }
-      - key: kept-flag
-        active: false
-      - key: old-flag
-        ensure: absent
-proxy_records:
-  - domain: new.example.com
-  - domain: old.example.com
-    ensure: absent
-roles:
-  - name: Engineers
-    feature_flags_access_level: 37
-  - name: Support
-    feature_flags_access_level: 37
-  - name: Admins
-    ensure: absent
-`);
 
 let sandbox: SandboxHandle;
 let ws: Workspace;

@@ -2,27 +2,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { inProcessSandbox, stopAllSandboxes } from './support/sandbox.js';
-import { ORG, config, workspace, type Workspace } from './support/workspace.js';
+import { EVERY_ACTION_CONFIG, EVERY_ACTION_SEED as SEED, ORG, config, workspace, type Workspace } from './support/workspace.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
-import type { SeedDocument } from '../src/sandbox/seed.js';
-
-const SEED: SeedDocument = {
-  organizations: [{
-    id: ORG,
-    projects: [
-      {
-        id: 12345, name: 'Web app', timezone: 'UTC', anonymize_ips: false, session_recording_sample_rate: '0.50',
-        feature_flags: [
-          { key: 'old-flag', name: 'Old', active: true, filters: { groups: [{ properties: [], rollout_percentage: 10 }] } },
-          { key: 'kept-flag', name: 'Kept', active: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } },
-        ],
-      },
-      { id: 12346, name: 'Mobile app' },
-    ],
-    proxy_records: [{ domain: 'old.example.com' }, { domain: 'keep.example.com' }],
-    roles: [{ name: 'Support', feature_flags_access_level: 21 }, { name: 'Admins', feature_flags_access_level: 37 }],
-  }],
-};
 
 let sandbox: SandboxHandle;
 let ws: Workspace;
@@ -67,29 +48,7 @@ roles:
   });
 
   it('plans every kind × action with the contract JSON shape', async () => {
-    const file = ws.write('h.yaml', config(`projects:
-  - id: 12345
-    timezone: Europe/Berlin
-    feature_flags:
-      - key: new-flag
-        name: New
-        active: true
-      - key: kept-flag
-        active: false
-      - key: old-flag
-        ensure: absent
-proxy_records:
-  - domain: new.example.com
-  - domain: old.example.com
-    ensure: absent
-roles:
-  - name: Engineers
-    feature_flags_access_level: 37
-  - name: Support
-    feature_flags_access_level: 37
-  - name: Admins
-    ensure: absent
-`));
+    const file = ws.write('h.yaml', EVERY_ACTION_CONFIG);
     const { plan, code } = await planJson(file, ['--detailed-exitcode']);
     expect(code).toBe(2);
     expect(plan).toMatchObject({ format_version: '1', kind: 'plan', base_url: sandbox.baseUrl, sources: [file] });
@@ -113,7 +72,10 @@ roles:
       fields: [{ path: 'feature_flags_access_level', before: 21, after: 37, sensitive: false }],
     });
     const project = plan.changes.find((c: { kind: string }) => c.kind === 'project');
-    expect(project.fields).toEqual([{ path: 'timezone', before: 'UTC', after: 'Europe/Berlin', sensitive: false }]);
+    expect(project.fields).toEqual([
+      { path: 'timezone', before: 'UTC', after: 'Europe/Berlin', sensitive: false },
+      { path: 'session_recording_sample_rate', before: '0.50', after: '0.25', sensitive: false },
+    ]);
     expect(plan.unmanaged).toEqual([{ address: `proxy_record:${ORG}/keep.example.com`, kind: 'proxy_record', organization: ORG, key: 'keep.example.com' }]);
 
     const text = await ws.cli(['plan', file]);
@@ -167,7 +129,7 @@ roles:
 
   it('reads live state with the fewest requests: one list per page, one GET per project, flags of declared projects', async () => {
     await stopAllSandboxes();
-    const many = (n: number, f: (i: number) => object) => Array.from({ length: n }, (_, i) => f(i));
+    const many = <T>(n: number, f: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => f(i));
     sandbox = await inProcessSandbox({
       seed: {
         organizations: [{

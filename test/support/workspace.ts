@@ -3,6 +3,7 @@ import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { runCli, type CliResult } from './cli.js';
+import type { SeedDocument } from '../../src/sandbox/seed.js';
 
 export const ORG = '0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f';
 
@@ -35,3 +36,49 @@ export function workspace(target: { baseUrl: string; apiKey: string }): Workspac
 export function config(body: string): string {
   return `organization: ${ORG}\n${body}`;
 }
+
+/** A small workspace with an item of every kind to update, delete or leave unmanaged. */
+export const EVERY_ACTION_SEED: SeedDocument = {
+  organizations: [{
+    id: ORG,
+    projects: [
+      {
+        id: 12345, name: 'Web app', timezone: 'UTC', anonymize_ips: false, session_recording_sample_rate: '0.50',
+        feature_flags: [
+          { key: 'old-flag', name: 'Old', active: true, filters: { groups: [{ properties: [], rollout_percentage: 10 }] } },
+          { key: 'kept-flag', name: 'Kept', active: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } },
+        ],
+      },
+      { id: 12346, name: 'Mobile app' },
+    ],
+    proxy_records: [{ domain: 'old.example.com' }, { domain: 'keep.example.com' }],
+    roles: [{ name: 'Support', feature_flags_access_level: 21 }, { name: 'Admins', feature_flags_access_level: 37 }],
+  }],
+};
+
+/** Against EVERY_ACTION_SEED: every kind × action (create, update, delete), one unmanaged record. */
+export const EVERY_ACTION_CONFIG = config(`projects:
+  - id: 12345
+    timezone: Europe/Berlin
+    session_recording_sample_rate: "0.25"
+    feature_flags:
+      - key: new-flag
+        name: New
+        active: true
+        filters: { groups: [ { properties: [], rollout_percentage: 20 } ] }
+      - key: kept-flag
+        active: false
+      - key: old-flag
+        ensure: absent
+proxy_records:
+  - domain: new.example.com
+  - domain: old.example.com
+    ensure: absent
+roles:
+  - name: Engineers
+    feature_flags_access_level: 37
+  - name: Support
+    feature_flags_access_level: 37
+  - name: Admins
+    ensure: absent
+`);
