@@ -188,6 +188,22 @@ describe('drift', () => {
   });
 });
 
+describe('drift with a read-only key', () => {
+  it('reports flag drift without asking for a blast radius (no write request at all)', async () => {
+    await stopAllSandboxes();
+    const readOnly = 'phx_drift_read_only_key_0000000000000';
+    sandbox = await inProcessSandbox({ seed: { ...SEED, keys: [{ key: readOnly, scopes: ['project:read', 'organization:read', 'feature_flag:read'] }] } });
+    const reader = workspace({ baseUrl: sandbox.baseUrl, apiKey: readOnly });
+    const file = reader.write('h.yaml', config('projects:\n  - id: 12345\n    feature_flags:\n      - key: kept-flag\n        filters: { groups: [ { properties: [], rollout_percentage: 50 } ] }\n'));
+    const r = await reader.cli(['drift', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).not.toContain('blast radius');
+    expect(Object.keys(sandbox.stats.byRoute).filter((route) => !route.startsWith('GET '))).toEqual([]);
+    reader.remove();
+  });
+});
+
 describe('secrets', () => {
   it('never prints a sensitive value: text, json, markdown, junit, saved plan, errors', async () => {
     const secret = 'https://hooks.slack.com/services/T000/B000/SECRETSECRET';

@@ -1,4 +1,5 @@
 // `hogsync drift`: the plan read as a report of where live state left the files; exit 2 on drift.
+// No blast radius here: a scheduled job reports state, and may hold a read-only key.
 import { renderJson } from '../render/json.js';
 import { renderJunit } from '../render/junit.js';
 import { renderMarkdown } from '../render/markdown.js';
@@ -10,7 +11,7 @@ import { useColor } from './output.js';
 
 export async function run(args: string[], opts: Record<string, unknown>): Promise<number> {
   const settings = apiSettings(opts);
-  const { result, client } = await planFromFiles(args, settings, 'drift');
+  const { result, client } = await planFromFiles(args, settings, 'drift', false);
   await client.close();
   const plan = result.plan;
   const format = String(opts.format ?? 'text');
