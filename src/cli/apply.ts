@@ -61,7 +61,7 @@ export async function run(args: string[], opts: Record<string, unknown>): Promis
     const plan = result.plan;
     if (saved && saved.fingerprint !== plan.fingerprint) {
       const items = staleItems(saved, plan);
-      const named = items.length > 0 ? `: ${items.join(', ')}` : ' (the prune settings changed)';
+      const named = items.length > 0 ? `: ${items.join(', ')}` : ' (no item changed: the prune settings changed, or the plan file was edited)';
       throw new HogsyncError('stale_plan', `the plan ${opts.plan} is stale, live state or files changed since it was made${named}. Run plan again.`);
     }
     const violations = safetyViolations(result, safety);

@@ -1,4 +1,5 @@
-// Runs the real CLI (bin/hogsync.js, built dist/) as a child process.
+// Runs the real CLI (bin/hogsync.js, built dist/) as a child process, and fails any run whose
+// output contains the API key it was given.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -18,7 +19,16 @@ export function runCli(args: string[], options: { env?: Record<string, string | 
     child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
     child.on('error', reject);
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code: code ?? -1, stdout, stderr }); });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      // Checked centrally for every CLI run of every test: the API key never leaves the process.
+      const key = env.HOGSYNC_API_KEY;
+      if (key && key.length >= 8 && (stdout.includes(key) || stderr.includes(key))) {
+        reject(new Error(`the API key appeared in the output of hogsync ${args.join(' ')}`));
+        return;
+      }
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
     child.stdin.end(options.input ?? '');
   });
 }

@@ -1,0 +1,86 @@
+// Hostile saved plans (`apply --plan FILE`): truncated, tampered, from another version or
+// another workspace. Each is refused in one line with exit 1 and nothing is written; a plan
+// whose changes were edited cannot smuggle a change in, because apply executes what it
+// computes itself once the fingerprint matches.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { inProcessSandbox, stopAllSandboxes } from './support/sandbox.js';
+import { EVERY_ACTION_SEED, ORG, config, workspace, type Workspace } from './support/workspace.js';
+import type { SandboxHandle } from '../src/sandbox/server.js';
+
+let sandbox: SandboxHandle;
+let ws: Workspace;
+let good: Record<string, unknown>;
+
+beforeAll(async () => {
+  sandbox = await inProcessSandbox({ seed: EVERY_ACTION_SEED });
+  ws = workspace(sandbox);
+  ws.write('h.yaml', config('roles:\n  - name: Engineers\n'));
+  const r = await ws.cli(['plan', 'h.yaml', '--out', 'plan.json']);
+  expect(r.code).toBe(0);
+  good = JSON.parse(readFileSync(ws.path('plan.json'), 'utf8'));
+});
+afterAll(async () => {
+  ws.remove();
+  await stopAllSandboxes();
+});
+
+const edit = (patch: Record<string, unknown>) => () => JSON.stringify({ ...good, ...patch });
+const flipped = () => {
+  const f = String(good.fingerprint);
+  return JSON.stringify({ ...good, fingerprint: `${f.slice(0, -1)}${f.endsWith('0') ? '1' : '0'}` });
+};
+
+const cases: Array<[string, () => string, string]> = [
+  ['an empty file', () => '', 'error: bad.json is not a usable hogsync plan: it is not valid JSON (truncated or edited?)'],
+  ['binary garbage', () => '\u0000\u00ff\u0001PK\u0003\u0004', 'error: bad.json is not a usable hogsync plan: it is not valid JSON (truncated or edited?)'],
+  ['a truncated plan', () => JSON.stringify(good).slice(0, 120), 'error: bad.json is not a usable hogsync plan: it is not valid JSON (truncated or edited?)'],
+  ['a JSON list', () => '[]', 'error: bad.json is not a usable hogsync plan: it is not a JSON object'],
+  ['JSON null', () => 'null', 'error: bad.json is not a usable hogsync plan: it is not a JSON object'],
+  ['no format_version', edit({ format_version: undefined }), 'error: bad.json is not a usable hogsync plan: format_version is null, this hogsync reads "1"'],
+  ['a plan from another version', edit({ format_version: '2' }), 'error: bad.json is not a usable hogsync plan: format_version is "2", this hogsync reads "1"'],
+  ['a drift report instead of a plan', edit({ kind: 'drift' }), 'error: bad.json is not a usable hogsync plan: its kind is "drift", not "plan"'],
+  ['no fingerprint', edit({ fingerprint: undefined }), 'error: bad.json is not a usable hogsync plan: its fingerprint is missing or malformed'],
+  ['a malformed fingerprint', edit({ fingerprint: 'sha256:xyz' }), 'error: bad.json is not a usable hogsync plan: its fingerprint is missing or malformed'],
+  ['sources that are not a list', edit({ sources: 'h.yaml' }), 'error: bad.json is not a usable hogsync plan: sources must be a list of file names'],
+  ['managed that is not a list', edit({ managed: {} }), 'error: bad.json is not a usable hogsync plan: managed must be a list of {address, digest}'],
+  ['a managed item without a digest', edit({ managed: [{ address: 'role:x/y' }] }), 'error: bad.json is not a usable hogsync plan: managed must be a list of {address, digest}'],
+  ['no changes list', edit({ changes: undefined }), 'error: bad.json is not a usable hogsync plan: changes must be a list'],
+  ['no base_url', edit({ base_url: undefined }), 'error: bad.json is not a usable hogsync plan: base_url is missing'],
+  ['a plan made against another API', edit({ base_url: 'https://eu.posthog.com' }), `error: the plan bad.json was made against https://eu.posthog.com, not ${'BASE'}`],
+  ['a tampered fingerprint', flipped, 'error: the plan bad.json is stale, live state or files changed since it was made (no item changed: the prune settings changed, or the plan file was edited). Run plan again.'],
+];
+
+describe('hostile saved plans', () => {
+  it.each(cases)('%s: one line, exit 1, nothing written', async (_name, content, message) => {
+    ws.write('bad.json', content());
+    sandbox.stats.byRoute = {};
+    const r = await ws.cli(['apply', '--plan', 'bad.json', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`${message.replace('BASE', sandbox.baseUrl)}\n`);
+    expect(r.stdout).toBe('');
+    expect(Object.keys(sandbox.stats.byRoute).filter((route) => !route.startsWith('GET '))).toEqual([]);
+  });
+
+  it('a missing or unreadable plan file is one line', async () => {
+    for (const [path, code] of [['nope.json', 'ENOENT'], ['.', 'EISDIR']]) {
+      const r = await ws.cli(['apply', '--plan', path, '--auto-approve']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(`error: cannot read the plan ${path}: ${code}\n`);
+    }
+  });
+
+  it('changes edited into a plan are not applied: apply executes what it computes', async () => {
+    const smuggled = {
+      ...good,
+      changes: [...(good.changes as object[]), { address: `role:${ORG}/Support`, kind: 'role', organization: ORG, project: null, key: 'Support', action: 'delete', fields: [] }],
+    };
+    ws.write('edited.json', JSON.stringify(smuggled));
+    const r = await ws.cli(['apply', '--plan', 'edited.json', '--auto-approve', '--format', 'json']);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.changes.map((c: { address: string; action: string }) => `${c.action} ${c.address}`)).toEqual([`create role:${ORG}/Engineers`]);
+    const roles = await fetch(`${sandbox.baseUrl}/api/organizations/${ORG}/roles/`, { headers: { authorization: `Bearer ${sandbox.apiKey}` } });
+    expect(((await roles.json()) as { results: Array<{ name: string }> }).results.map((x) => x.name).sort()).toEqual(['Admins', 'Engineers', 'Support']);
+  });
+});
