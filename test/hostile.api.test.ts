@@ -88,6 +88,25 @@ describe('hostile API answers', () => {
     expect(JSON.parse(r.stdout).changes.map((c: { address: string }) => c.address)).toEqual([`project:${ORG}/12345`]);
   });
 
+  it('verification re-reads what changed and names what the API did not take', async () => {
+    // The API accepts every write but keeps the old values (a setting the workspace's plan lacks).
+    overrides = {
+      [PROJECT]: (req, res) => (req.method === 'PATCH' ? json({ id: 12345, name: 'Renamed' })(req, res) : sane[PROJECT]!(req, res)),
+      [`${ROLES}r1/`]: (_req, res) => { res.writeHead(204); res.end(); },
+    };
+    writes.length = 0;
+    const file = ws.write('v.yaml', config('projects:\n  - id: 12345\n    name: Renamed\nroles:\n  - name: Engineers\n    ensure: absent\n'));
+    const r = await ws.cli(['apply', file, '--auto-approve', '--format', 'json'], { HOGSYNC_BASE_URL: base });
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.warnings).toEqual([
+      `project:${ORG}/12345: the API did not take name`,
+      `role:${ORG}/Engineers: still there when re-read after the delete`,
+    ]);
+    expect(report.changes.find((c: { address: string }) => c.address.endsWith('/12345')).not_taken).toEqual(['name']);
+    expect(writes.sort()).toEqual([`DELETE ${ROLES}r1/`, `PATCH ${PROJECT}`]);
+  });
+
   it('a write answered with garbage is reported failed with a clear message', async () => {
     overrides = { [PROJECT]: (req, res) => (req.method === 'PATCH' ? raw('{"id": 1', 'application/json')(req, res) : sane[PROJECT]!(req, res)) };
     writes.length = 0;

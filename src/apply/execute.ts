@@ -5,7 +5,6 @@ import type { HttpCall, LiveRecord } from '../resources/kind.js';
 import { isHogsyncError } from '../errors.js';
 import type { Action, Change, Execution, PlanResult } from '../plan/types.js';
 import { mapLimit } from '../util/map-limit.js';
-import { unappliedFields } from './verify.js';
 
 /** The part of the API client apply uses. */
 export interface ApiWriter {
@@ -20,7 +19,7 @@ export interface ChangeOutcome {
   status: OutcomeStatus;
   /** The API's message for failed changes, the reason for skipped ones. */
   error?: string;
-  /** Fields the API answered with other values than were sent. */
+  /** Fields that, re-read after apply, hold other values than were sent. */
   not_taken?: string[];
   /** New proxy records: where DNS must point, and the record's status. */
   target_cname?: string;
@@ -80,10 +79,10 @@ export async function executePlan(result: PlanResult, api: ApiWriter, options: E
   }
 
   const ordered = result.plan.changes.map((c) => outcomes.get(c.address) as ChangeOutcome);
-  const warnings = ordered.flatMap((o) => (o.not_taken ?? []).map((f) => `${o.address}: the API did not take ${f}`));
   const summary = { applied: 0, failed: 0, skipped: 0 };
   for (const o of ordered) summary[o.status]++;
-  return { outcomes: ordered, summary, warnings };
+  // Filled in by verification (src/apply/verify.ts), after the changed items are re-read.
+  return { outcomes: ordered, summary, warnings: [] };
 }
 
 function conflictKey(execution: Execution): string {
@@ -106,10 +105,6 @@ async function executeOne(change: Change, execution: Execution, api: ApiWriter):
     const { body } = await api.request<LiveRecord | null>(call.method, call.path, { body: call.body, okStatuses });
     const record = body !== null && typeof body === 'object' && !Array.isArray(body) ? body : null;
     const outcome: ChangeOutcome = { ...base, status: 'applied' };
-    if (change.action !== 'delete') {
-      const notTaken = unappliedFields(kind, execution.values, record);
-      if (notTaken.length > 0) outcome.not_taken = notTaken;
-    }
     if (change.action === 'create' && record && typeof record.target_cname === 'string') {
       outcome.target_cname = record.target_cname;
       if (typeof record.status === 'string') outcome.record_status = record.status;

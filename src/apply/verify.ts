@@ -1,11 +1,14 @@
-// Verification after a write: the API answers a write with the item as it stored it; every
-// field sent that came back different was not taken (for example a setting the workspace's
-// plan does not include, or a field an older API version ignores).
+// Verification after apply: every applied change is looked up in the state re-read from the
+// API (src/api/reread.ts). A field that holds another value than was sent was not taken (for
+// example a setting the workspace's plan does not include, or a field an older API version
+// ignores); an item created or updated but not found, or deleted but still there, is named too.
+import type { LiveState } from '../api/live-state.js';
 import type { LiveRecord, ResourceKind } from '../resources/kind.js';
 import { sameValue } from '../plan/normalize.js';
+import type { PlanResult } from '../plan/types.js';
+import type { ApplyReport } from './execute.js';
 
-export function unappliedFields(kind: ResourceKind, sent: Record<string, unknown>, stored: LiveRecord | null): string[] {
-  if (!stored) return [];
+export function unappliedFields(kind: ResourceKind, sent: Record<string, unknown>, stored: LiveRecord): string[] {
   const notTaken: string[] = [];
   for (const [field, value] of Object.entries(sent)) {
     const spec = kind.fields[field];
@@ -13,4 +16,32 @@ export function unappliedFields(kind: ResourceKind, sent: Record<string, unknown
     if (!sameValue(spec.compare, value, stored[field], kind.serverAddedKeys?.[field])) notTaken.push(field);
   }
   return notTaken;
+}
+
+/** Marks fields not taken on the report's outcomes and returns the warnings to show. */
+export function verifyApplied(result: PlanResult, report: ApplyReport, after: LiveState): string[] {
+  const warnings: string[] = [];
+  for (const outcome of report.outcomes) {
+    const execution = result.executions.get(outcome.address);
+    if (outcome.status !== 'applied' || !execution) continue;
+    const { kind, scope, identity, values } = execution;
+    const records = after.find(kind, scope);
+    if (!records) continue;
+    const match = kind.matchKey(kind.displayKey(identity));
+    const record = records.find((r) => !kind.isGone(r) && kind.matchKey(kind.displayKey(r[kind.identityField])) === match);
+    if (outcome.action === 'delete') {
+      if (record) warnings.push(`${outcome.address}: still there when re-read after the delete`);
+      continue;
+    }
+    if (!record) {
+      warnings.push(`${outcome.address}: not found when re-read after the ${outcome.action}`);
+      continue;
+    }
+    const notTaken = unappliedFields(kind, values, record);
+    if (notTaken.length > 0) {
+      outcome.not_taken = notTaken;
+      for (const field of notTaken) warnings.push(`${outcome.address}: the API did not take ${field}`);
+    }
+  }
+  return warnings;
 }

@@ -1,8 +1,13 @@
-// `hogsync apply`: re-plan, check the saved plan and the safety rules, confirm, execute, report.
+// `hogsync apply`: re-plan, check the saved plan and the safety rules, confirm, execute,
+// re-read what changed to verify it, report.
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
-import { executePlan, type ChangeOutcome } from '../apply/execute.js';
-import { HogsyncError } from '../errors.js';
+import type { ApiClient } from '../api/client.js';
+import { rereadApplied } from '../api/reread.js';
+import { executePlan, type ApplyReport, type ChangeOutcome } from '../apply/execute.js';
+import { verifyApplied } from '../apply/verify.js';
+import { HogsyncError, isHogsyncError } from '../errors.js';
+import type { PlanResult } from '../plan/types.js';
 import { parseSavedPlan, staleItems, type SavedPlan } from '../plan/saved-plan.js';
 import { DEFAULT_MAX_DELETE_PERCENT, safetyViolations } from '../plan/safety.js';
 import { renderApplyJson, renderApplyText, outcomeLine } from '../render/apply-report.js';
@@ -44,6 +49,19 @@ async function confirm(count: number): Promise<boolean> {
     return answer.trim() === 'yes';
   } finally {
     rl.close();
+  }
+}
+
+/** Re-reads what was applied and names what the API did not take; a failure to re-read is a warning. */
+async function verify(result: PlanResult, report: ApplyReport, client: ApiClient, parallelism: number): Promise<string[]> {
+  const live = progressLine();
+  live.update('verifying: re-reading what changed …');
+  try {
+    return verifyApplied(result, report, await rereadApplied(client, result, report.outcomes, parallelism));
+  } catch (err) {
+    return [`could not re-read the changes to verify them: ${isHogsyncError(err) ? err.format() : String(err)}`];
+  } finally {
+    live.done();
   }
 }
 
@@ -112,6 +130,7 @@ export async function run(args: string[], opts: Record<string, unknown>): Promis
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }
+    if (report.summary.applied > 0) report.warnings.push(...(await verify(result, report, client, settings.parallelism)));
     process.stdout.write(format === 'json' ? renderApplyJson(report, { base_url: plan.base_url, fingerprint: plan.fingerprint }) : renderApplyText(report));
     return report.summary.failed + report.summary.skipped === 0 ? 0 : 1;
   } finally {
