@@ -30,7 +30,25 @@ function changeBody(change: Change): string[] {
   return lines;
 }
 
-export function renderMarkdown(plan: Plan): string {
+function changeSection(change: Change): string {
+  const n = change.fields.length;
+  const detail = change.action === 'update' ? ` (${n} field${n === 1 ? '' : 's'})` : '';
+  const out = ['<details>', `<summary><code>${SYMBOL[change.action]} ${ACTION_WORD[change.action]}</code> <b>${escapeHtml(change.address)}</b>${detail}</summary>`, ''];
+  const body = changeBody(change).join('\n');
+  if (body) {
+    const f = fence(body);
+    out.push(`${f}diff`, body, f, '');
+  }
+  const blast = blastRadiusLine(change);
+  if (blast) out.push(`> ${escapeHtml(blast)}`, '');
+  out.push('</details>', '');
+  return out.join('\n');
+}
+
+/** GitHub refuses comments over 65 536 characters; stay below with room for a header. */
+export const MARKDOWN_MAX_CHARS = 60_000;
+
+export function renderMarkdown(plan: Plan, maxChars: number = MARKDOWN_MAX_CHARS): string {
   const title = plan.kind === 'drift' ? 'hogsync drift report' : 'hogsync plan';
   const s = plan.summary;
   const out: string[] = [
@@ -43,25 +61,32 @@ export function renderMarkdown(plan: Plan): string {
     `| ${s.create} | ${s.update} | ${s.delete} | ${s.unchanged} | ${s.unmanaged} |`,
     '',
   ];
+  // Warnings first: they must survive the cut below.
+  for (const warning of plan.warnings) out.push(`> [!WARNING]`, `> ${escapeHtml(warning)}`, '');
+  let size = out.join('\n').length;
+  let shown = 0;
+  // Room kept for the closing note, the unmanaged list's frame and the fingerprint.
+  const budget = maxChars - 1_000;
   for (const change of plan.changes) {
-    const n = change.fields.length;
-    const detail = change.action === 'update' ? ` (${n} field${n === 1 ? '' : 's'})` : '';
-    out.push('<details>', `<summary><code>${SYMBOL[change.action]} ${ACTION_WORD[change.action]}</code> <b>${escapeHtml(change.address)}</b>${detail}</summary>`, '');
-    const body = changeBody(change).join('\n');
-    if (body) {
-      const f = fence(body);
-      out.push(`${f}diff`, body, f, '');
-    }
-    const blast = blastRadiusLine(change);
-    if (blast) out.push(`> ${escapeHtml(blast)}`, '');
-    out.push('</details>', '');
+    const section = changeSection(change);
+    if (size + section.length > budget) break;
+    out.push(section);
+    size += section.length + 1;
+    shown++;
+  }
+  if (shown < plan.changes.length) {
+    out.push(`> ${plan.changes.length - shown} more change${plan.changes.length - shown === 1 ? '' : 's'} not shown: this comment would pass ${maxChars} characters. The text and JSON plans list every change.`, '');
   }
   if (plan.unmanaged.length > 0) {
+    const list = plan.unmanaged.map((item) => `- \`${item.address.replace(/`/g, "'")}\``);
+    const room = Math.max(0, budget - size);
+    let kept = 0;
+    for (let used = 0; kept < list.length && used + (list[kept] as string).length + 1 <= room; kept++) used += (list[kept] as string).length + 1;
     out.push('<details>', `<summary>${plan.unmanaged.length} unmanaged item${plan.unmanaged.length === 1 ? '' : 's'} (live, in no file, left alone)</summary>`, '');
-    for (const item of plan.unmanaged) out.push(`- \`${item.address.replace(/`/g, "'")}\``);
+    out.push(...list.slice(0, kept));
+    if (kept < list.length) out.push(`- … and ${list.length - kept} more`);
     out.push('', '</details>', '');
   }
-  for (const warning of plan.warnings) out.push(`> [!WARNING]`, `> ${escapeHtml(warning)}`, '');
   out.push(`<sub>fingerprint <code>${plan.fingerprint}</code></sub>`);
   return `${out.join('\n')}\n`;
 }
