@@ -48,7 +48,8 @@ export async function planBenchmarks() {
     mkdirSync(join(dir, 'config'));
     for (const [name, doc] of Object.entries(files)) writeFileSync(join(dir, 'config', name), stringify(doc));
     const latency = 25;
-    const minimum = PROJECTS * (1 + Math.ceil(FLAGS / PAGE)) + Math.ceil(ROLES / PAGE) + Math.ceil(PROXIES / PAGE);
+    // One list per collection page (the projects' list names the unmanaged ones), one GET per project.
+    const minimum = Math.ceil(PROJECTS / PAGE) + PROJECTS * (1 + Math.ceil(FLAGS / PAGE)) + Math.ceil(ROLES / PAGE) + Math.ceil(PROXIES / PAGE);
     const scale = await runPlan(dir, latency);
     const bound = Math.ceil(minimum / PARALLELISM) * latency;
     const terraform = PROJECTS * (1 + FLAGS) + ROLES + PROXIES;

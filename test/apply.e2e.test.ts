@@ -139,6 +139,8 @@ describe('apply', () => {
     expect(await snapshot()).toEqual(before);
     const ok = await ws.cli(['apply', file, '--auto-approve', '--allow-delete', 'project/12346']);
     expect(ok.code).toBe(0);
+    // The plan's warning assumed the default flags; with --allow-delete it no longer applies.
+    expect(ok.stdout).not.toContain('apply will refuse');
     expect((await http.get(`/api/organizations/${ORG}/projects/12346/`)).status).toBe(404);
   });
 

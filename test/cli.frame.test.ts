@@ -38,6 +38,19 @@ describe('CLI frame', () => {
     expect(bad.stderr.trim()).toBe('error: --parallelism must be a whole number from 1 to 100, got "0"');
   });
 
+  it.each([
+    [['plan', '--parallelism', '0x10'], 'error: --parallelism must be a whole number from 1 to 100, got "0x10"'],
+    [['plan', '--parallelism', '1e1'], 'error: --parallelism must be a whole number from 1 to 100, got "1e1"'],
+    [['plan', '--max-rate', ''], 'error: --max-rate must be a whole number from 1 to 1000000, got ""'],
+    [['apply', '--max-delete-percent', ''], 'error: --max-delete-percent must be a number from 0 to 100, got ""'],
+    [['apply', '--max-delete-percent', '0x30'], 'error: --max-delete-percent must be a number from 0 to 100, got "0x30"'],
+    [['apply', '--max-delete-percent', '101'], 'error: --max-delete-percent must be a number from 0 to 100, got "101"'],
+  ])('refuses %j with one line', async (args, message) => {
+    const r = await runCli([...args, 'examples/basic'], { env: { HOGSYNC_API_KEY: 'phx_frame_test_key_000000', HOGSYNC_BASE_URL: 'http://127.0.0.1:9' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe(message);
+  });
+
   it('schema prints the JSON Schema', async () => {
     const r = await runCli(['schema']);
     expect(r.code).toBe(0);

@@ -126,8 +126,9 @@ prune:
     expect(parsed.changes.map((c: { action: string; address: string }) => `${c.action} ${c.address}`).sort()).toEqual([
       `delete feature_flag:${ORG}/12345/doomed`, `delete feature_flag:${ORG}/12345/geo`, `delete feature_flag:${ORG}/12345/rollout`,
     ]);
-    // Project 12346 is not declared: its flags are neither pruned nor listed.
-    expect(JSON.stringify(parsed)).not.toContain('12346');
+    // Project 12346 is not declared: it is listed as unmanaged, its flags are neither pruned nor read.
+    expect(parsed.unmanaged.map((u: { address: string }) => u.address)).toEqual([`project:${ORG}/12346`]);
+    expect(JSON.stringify(parsed)).not.toContain('12346/');
 
     // 3 of 6 live flags exceeds the default 30% delete limit: allow it explicitly.
     const r = await ws.cli(['apply', file, '--auto-approve', '--max-delete-percent', '100']);

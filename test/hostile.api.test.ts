@@ -15,6 +15,7 @@ const PROXIES = `/api/organizations/${ORG}/proxy_records/`;
 const FLAGS = '/api/projects/12345/feature_flags/';
 
 const sane: Record<string, Handler> = {
+  [`/api/organizations/${ORG}/projects/`]: json({ count: 1, next: null, previous: null, results: [{ id: 12345, organization: ORG, name: 'Web app' }] }),
   [PROJECT]: json({ id: 12345, organization: ORG, name: 'Web app', timezone: 'UTC' }),
   [ROLES]: json({ count: 1, next: null, previous: null, results: [{ id: 'r1', name: 'Engineers', feature_flags_access_level: 21 }] }),
   [PROXIES]: json({ count: 0, next: null, previous: null, results: [] }),

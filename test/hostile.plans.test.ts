@@ -62,6 +62,15 @@ describe('hostile saved plans', () => {
     expect(Object.keys(sandbox.stats.byRoute).filter((route) => !route.startsWith('GET '))).toEqual([]);
   });
 
+  it('names the plan when the files it was made from are not where apply runs', async () => {
+    const elsewhere = workspace(sandbox);
+    elsewhere.write('p.json', readFileSync(ws.path('plan.json'), 'utf8'));
+    const r = await elsewhere.cli(['apply', '--plan', 'p.json', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`error: the plan p.json was made from h.yaml, not found from ${elsewhere.dir}: run apply where plan ran, or pass the configuration paths\n`);
+    elsewhere.remove();
+  });
+
   it('a missing or unreadable plan file is one line', async () => {
     for (const [path, code] of [['nope.json', 'ENOENT'], ['.', 'EISDIR']]) {
       const r = await ws.cli(['apply', '--plan', path, '--auto-approve']);

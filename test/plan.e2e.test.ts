@@ -65,7 +65,7 @@ roles:
       [`feature_flag:${ORG}/12345/kept-flag`]: 'update',
       [`feature_flag:${ORG}/12345/old-flag`]: 'delete',
     });
-    expect(plan.summary).toEqual({ create: 3, update: 3, delete: 3, unchanged: 0, unmanaged: 1 });
+    expect(plan.summary).toEqual({ create: 3, update: 3, delete: 3, unchanged: 0, unmanaged: 2 });
     const support = plan.changes.find((c: { address: string }) => c.address === `role:${ORG}/Support`);
     expect(support).toEqual({
       address: `role:${ORG}/Support`, kind: 'role', organization: ORG, project: null, key: 'Support', action: 'update',
@@ -76,7 +76,10 @@ roles:
       { path: 'timezone', before: 'UTC', after: 'Europe/Berlin', sensitive: false },
       { path: 'session_recording_sample_rate', before: '0.50', after: '0.25', sensitive: false },
     ]);
-    expect(plan.unmanaged).toEqual([{ address: `proxy_record:${ORG}/keep.example.com`, kind: 'proxy_record', organization: ORG, key: 'keep.example.com' }]);
+    expect(plan.unmanaged).toEqual([
+      { address: `project:${ORG}/12346`, kind: 'project', organization: ORG, key: '12346' },
+      { address: `proxy_record:${ORG}/keep.example.com`, kind: 'proxy_record', organization: ORG, key: 'keep.example.com' },
+    ]);
 
     const text = await ws.cli(['plan', file]);
     expect(text.stdout).toContain(`~ project:${ORG}/12345`);
@@ -100,13 +103,14 @@ roles:
     const off = await planJson(ws.write('off.yaml', config(body)));
     expect(off.plan.changes).toEqual([]);
     expect(off.plan.unmanaged.map((u: { address: string }) => u.address).sort()).toEqual([
-      `feature_flag:${ORG}/12345/old-flag`, `proxy_record:${ORG}/old.example.com`, `role:${ORG}/Support`,
+      `feature_flag:${ORG}/12345/old-flag`, `project:${ORG}/12346`, `proxy_record:${ORG}/old.example.com`, `role:${ORG}/Support`,
     ]);
     const on = await planJson(ws.write('on.yaml', config(`${body}prune:\n  proxy_records: true\n  feature_flags: true\n`)));
     expect(on.plan.changes.map((c: { address: string; action: string }) => `${c.action} ${c.address}`).sort()).toEqual([
       `delete feature_flag:${ORG}/12345/old-flag`, `delete proxy_record:${ORG}/old.example.com`,
     ]);
-    expect(on.plan.unmanaged.map((u: { address: string }) => u.address)).toEqual([`role:${ORG}/Support`]);
+    // Projects are never pruned: an undeclared one stays unmanaged.
+    expect(on.plan.unmanaged.map((u: { address: string }) => u.address)).toEqual([`project:${ORG}/12346`, `role:${ORG}/Support`]);
   });
 
   it('names a declared project that does not exist, at its line', async () => {
@@ -150,12 +154,12 @@ roles:
     sandbox.stats.byRoute = {};
     const r = await ws.cli(['plan', file, '--format', 'json']);
     expect(r.code).toBe(0);
-    // Pages of 100: flags 3 + 1, proxy records 2, roles 3; plus one GET per declared project.
-    const minimum = 3 + 1 + 2 + 3 + 2;
+    // Pages of 100: flags 3 + 1, proxy records 2, roles 3, projects 1; plus one GET per declared project.
+    const minimum = 3 + 1 + 2 + 3 + 1 + 2;
     expect(sandbox.stats.requests).toBe(minimum);
     expect(Object.keys(sandbox.stats.byRoute).some((k) => k.includes('12347'))).toBe(false);
     const plan = JSON.parse(r.stdout);
-    expect(plan.summary.unmanaged).toBe(230 + 5 + 150 + 201);
+    expect(plan.summary.unmanaged).toBe(230 + 5 + 150 + 201 + 1);
   });
 });
 

@@ -288,7 +288,7 @@ describe('a next link to another origin is refused, and the key is not sent ther
           results: [{ id: 1, name: 'Support', feature_flags_access_level: 21, created_at: '2024-01-01T00:00:00Z', created_by: null, members: [] }],
         });
       }
-      if (url.pathname.endsWith('/proxy_records/')) return send(200, { count: 0, next: null, previous: null, results: [] });
+      if (url.pathname.endsWith('/proxy_records/') || url.pathname === `/api/organizations/${ORG}/projects/`) return send(200, { count: 0, next: null, previous: null, results: [] });
       return send(404, { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null });
     });
     port = rec.port;

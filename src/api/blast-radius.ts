@@ -6,7 +6,7 @@ import { mapLimit } from '../util/map-limit.js';
 import { isHogsyncError } from '../errors.js';
 
 export interface ApiPoster {
-  request<T = unknown>(method: HttpCall['method'], path: string, options?: { body?: unknown; okStatuses?: number[] }): Promise<{ status: number; body: T }>;
+  request<T = unknown>(method: HttpCall['method'], path: string, options?: { body?: unknown; okStatuses?: number[]; idempotent?: boolean }): Promise<{ status: number; body: T }>;
 }
 
 /** Reads both answer shapes: {affected, total} and the older {users_affected, total_users}. */
@@ -40,7 +40,7 @@ export async function addBlastRadius(result: PlanResult, api: ApiPoster, paralle
       let affected = 0;
       let total = 0;
       for (const condition of groupsOf(filters)) {
-        const { body } = await api.request('POST', path, { body: { key: execution.identity, condition, group_type_index: groupTypeIndex }, okStatuses: [200, 201] });
+        const { body } = await api.request('POST', path, { body: { key: execution.identity, condition, group_type_index: groupTypeIndex }, okStatuses: [200, 201], idempotent: true });
         const radius = parseBlastRadius(body);
         if (!radius) throw new Error('the API answered with an unexpected body');
         affected += radius.affected;

@@ -49,6 +49,8 @@ export interface RequestOptions {
   query?: Record<string, string | number>;
   /** Statuses returned instead of thrown, besides 2xx (e.g. 404 to test for existence). */
   okStatuses?: number[];
+  /** A POST that changes nothing (a computation such as user_blast_radius) may be replayed too. */
+  idempotent?: boolean;
 }
 
 export interface ApiResponse<T> {
@@ -175,7 +177,7 @@ export class ApiClient {
 
       if (outcome instanceof TransportFailure) {
         this.emit({ type: 'request', method, path });
-        const replayable = outcome.kind === 'unsent' || ((outcome.kind === 'interrupted' || outcome.kind === 'timeout') && isIdempotent(method));
+        const replayable = outcome.kind === 'unsent' || ((outcome.kind === 'interrupted' || outcome.kind === 'timeout') && (options.idempotent ?? isIdempotent(method)));
         if (replayable && retriesLeft) {
           await this.backoff(method, path, undefined, backoffMs(attempt, this.random));
           continue;

@@ -1,5 +1,6 @@
 // Reads the live state a plan needs with as few requests as the API allows: one paginated
-// list per collection, one GET per declared project, flags only of declared projects.
+// list per collection (the projects' too, for the unmanaged ones), one GET per declared
+// project, flags only of declared projects.
 import type { DesiredState } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
 import type { LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
@@ -52,8 +53,10 @@ export function plannedReads(desired: DesiredState): Read[] {
 
 export async function readLiveState(api: ApiReader, desired: DesiredState, parallelism: number): Promise<LiveState> {
   const reads = plannedReads(desired);
-  // Every GET is one unit of work, so reads of many projects share the parallelism fairly.
-  const units: Array<{ read: Read; id?: number }> = reads.flatMap((read) => (read.ids ? read.ids.map((id) => ({ read, id })) : [{ read }]));
+  // Every list and every GET is one unit of work, so reads of many projects share the
+  // parallelism fairly. Kinds read one GET per declared item are listed too: the list names
+  // the live items no file declares (unmanaged), the GETs give the declared ones in full.
+  const units: Array<{ read: Read; id?: number }> = reads.flatMap((read) => [{ read }, ...(read.ids ?? []).map((id) => ({ read, id }))]);
   const results = await mapLimit(units, parallelism, async ({ read, id }) => {
     // A project's collection answers 404 when the project does not exist: the planner names it then.
     if (id === undefined) return listRecords(api, read.kind, read.scope, read.kind.parent === 'project');
@@ -61,7 +64,15 @@ export async function readLiveState(api: ApiReader, desired: DesiredState, paral
     return record ? [record] : [];
   });
   const byRead = new Map<Read, LiveRecord[]>();
-  units.forEach((unit, i) => byRead.set(unit.read, [...(byRead.get(unit.read) ?? []), ...(results[i] ?? [])]));
+  units.forEach((unit, i) => {
+    let records = results[i] ?? [];
+    // Declared items come from their own GET only (a 404 there means missing, whatever the list says).
+    if (unit.id === undefined && unit.read.ids) {
+      const declared = new Set(unit.read.ids.map(String));
+      records = records.filter((r) => !declared.has(String(unit.read.kind.liveId(r))));
+    }
+    byRead.set(unit.read, [...(byRead.get(unit.read) ?? []), ...records]);
+  });
   return liveStateOf(reads.map((read) => ({ kind: read.kind, scope: read.scope, records: byRead.get(read) ?? [] })));
 }
 

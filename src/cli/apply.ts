@@ -1,6 +1,6 @@
 // `hogsync apply`: re-plan, check the saved plan and the safety rules, confirm, execute,
 // re-read what changed to verify it, report.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import type { ApiClient } from '../api/client.js';
 import { rereadApplied } from '../api/reread.js';
@@ -9,7 +9,7 @@ import { verifyApplied } from '../apply/verify.js';
 import { HogsyncError, isHogsyncError } from '../errors.js';
 import type { PlanResult } from '../plan/types.js';
 import { parseSavedPlan, staleItems, type SavedPlan } from '../plan/saved-plan.js';
-import { DEFAULT_MAX_DELETE_PERCENT, safetyViolations } from '../plan/safety.js';
+import { DEFAULT_MAX_DELETE_PERCENT, safetyViolations, safetyWarnings } from '../plan/safety.js';
 import { renderApplyJson, renderApplyText, outcomeLine } from '../render/apply-report.js';
 import { renderText } from '../render/text.js';
 import { SYMBOL } from '../render/values.js';
@@ -29,7 +29,8 @@ function readSavedPlan(file: string): SavedPlan {
 }
 
 function maxDeletePercent(value: unknown): number {
-  const n = Number(value ?? DEFAULT_MAX_DELETE_PERCENT);
+  const text = String(value ?? DEFAULT_MAX_DELETE_PERCENT);
+  const n = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
   if (!Number.isFinite(n) || n < 0 || n > 100) throw new HogsyncError('usage', `--max-delete-percent must be a number from 0 to 100, got ${JSON.stringify(value)}`);
   return n;
 }
@@ -74,6 +75,13 @@ export async function run(args: string[], opts: Record<string, unknown>): Promis
     throw new HogsyncError('stale_plan', `the plan ${opts.plan} was made against ${saved.base_url}, not ${settings.baseUrl}`);
   }
   const paths = args.length > 0 ? args : saved?.sources ?? [];
+  if (saved && args.length === 0) {
+    // The plan names its files as they were given to plan, relative to where it ran.
+    const gone = paths.filter((p) => !existsSync(p));
+    if (gone.length > 0) {
+      throw new HogsyncError('usage', `the plan ${opts.plan} was made from ${gone.join(', ')}, not found from ${process.cwd()}: run apply where plan ran, or pass the configuration paths`);
+    }
+  }
   const { result, client } = await planFromFiles(paths, settings, 'plan', false);
   try {
     const plan = result.plan;
@@ -88,6 +96,9 @@ export async function run(args: string[], opts: Record<string, unknown>): Promis
       process.stderr.write('Nothing was applied.\n');
       return EXIT_SAFETY;
     }
+    // The plan warned with the default safety settings; these flags passed the rules.
+    const defaultRefusals = new Set(safetyWarnings(result));
+    plan.warnings = plan.warnings.filter((w) => !defaultRefusals.has(w));
     if (plan.changes.length === 0) {
       if (format === 'json') process.stdout.write(renderApplyJson({ outcomes: [], summary: { applied: 0, failed: 0, skipped: 0 }, warnings: [] }, { base_url: plan.base_url, fingerprint: plan.fingerprint }));
       else process.stdout.write('No changes. Live state matches the configuration.\n');

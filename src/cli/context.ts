@@ -13,9 +13,10 @@ export const DEFAULT_BASE_URL = 'https://us.posthog.com';
 
 export interface ApiSettings { baseUrl: string; apiKey: string; parallelism: number; requestsPerMinute: number; verbose: boolean }
 
+/** Digits only: Number() would also take "", " 5", "0x10" and "1e1". */
 export function positiveInt(value: unknown, flag: string, max = Number.MAX_SAFE_INTEGER): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw new HogsyncError('usage', `${flag} must be a whole number from 1 to ${max}, got ${JSON.stringify(value)}`);
+  const n = typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > max) throw new HogsyncError('usage', `${flag} must be a whole number from 1 to ${max}, got ${JSON.stringify(value)}`);
   return n;
 }
 

@@ -84,6 +84,12 @@ export function mergeFiles(files: readonly LoadedFile[]): { state: DesiredState;
       // Only well-formed identities take part; the schema check reports the others.
       const validId = Number.isSafeInteger(raw) || (typeof raw === 'string' && raw !== '');
       if (!validId) return undefined;
+      // Identities are shown in every plan (addresses, unmanaged lists): they cannot be secrets.
+      const identityPointer = childPointer(pointer, kind.identityField);
+      if (f.envPointers.has(identityPointer)) {
+        problems.push({ position: pos(identityPointer), message: `${kind.identityField}: the identity of a ${kind.name.replace(/_/g, ' ')} cannot come from \${env:…}; it is shown in every plan` });
+        return undefined;
+      }
       const ensure = entry.ensure === 'absent' ? 'absent' : 'present';
       const fields: Record<string, unknown> = {};
       const interpolated: string[] = [];

@@ -32,10 +32,11 @@ export function safetyViolations(result: PlanResult, options: SafetyOptions): Sa
   for (const [k, count] of perKind) {
     const live = result.liveCounts.get(k) ?? 0;
     if (live < DELETE_SHARE_MIN_ITEMS) continue;
-    const percent = (count / live) * 100;
-    if (percent > options.maxDeletePercent) {
+    // Compared in whole numbers: 7 of 25 is exactly 28%, which --max-delete-percent 28 allows.
+    if (count * 100 > options.maxDeletePercent * live) {
       const [kind, organization] = k.split('|');
-      const needed = Math.ceil(percent);
+      const percent = (count * 100) / live;
+      const needed = Math.ceil((count * 100) / live);
       violations.push({
         rule: 'delete_share',
         message: `deleting ${count} of ${live} ${kind} items in organization ${organization} (${percent.toFixed(0)}%) exceeds --max-delete-percent ${options.maxDeletePercent}`,
