@@ -147,9 +147,9 @@ describe('interpolation', () => {
   });
 
   it('treats $${ as a literal ${ and accepts an empty variable', async () => {
-    const dir = files({ 'a.yaml': `organization: ${ORG}\nroles:\n  - name: "costs $\${env:X} \${env:EMPTY}$"\n` });
+    const dir = files({ 'a.yaml': `organization: ${ORG}\nprojects:\n  - id: 1\n    name: "costs $\${env:X} \${env:EMPTY}$"\n` });
     const state = await load(['a.yaml'], { EMPTY: '' }, dir);
-    expect(state.organizations[0]!.items[0]!.key).toBe('costs ${env:X} $');
+    expect(state.organizations[0]!.items[0]!.fields.name).toBe('costs ${env:X} $');
   });
 
   it('validates the interpolated value without ever printing it', async () => {
