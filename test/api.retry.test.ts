@@ -115,6 +115,15 @@ describe('API client retries', () => {
     expect(err.format()).toBe(`POST ${PATH}: connection reset (ECONNRESET); not retried: POST is not idempotent; the change may or may not have been applied`);
   });
 
+  it('retries a POST declared idempotent (a computation such as user_blast_radius) after a reset', async () => {
+    api = mockApi();
+    api.pool.intercept({ path: PATH, method: 'POST' }).replyWithError(socketError('ECONNRESET'));
+    api.pool.intercept({ path: PATH, method: 'POST' }).reply(200, { affected: 3, total: 10 }, JSON_HEADERS);
+    const res = await api.client.request('POST', PATH, { body: { condition: {} }, idempotent: true });
+    expect(res.body).toEqual({ affected: 3, total: 10 });
+    expect(api.client.stats.retries).toBe(1);
+  });
+
   it('retries a POST whose connection was refused (it never reached the server)', async () => {
     api = mockApi();
     api.pool.intercept({ path: PATH, method: 'POST' }).replyWithError(socketError('ECONNREFUSED'));

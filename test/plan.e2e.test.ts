@@ -121,6 +121,12 @@ roles:
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('names the file it cannot write, not a temporary one', async () => {
+    const r = await ws.cli(['plan', ws.write('h.yaml', config('roles:\n  - name: Support\n')), '--out', 'missing-dir/plan.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('error: cannot write missing-dir/plan.json: ENOENT\n');
+  });
+
   it('saves a plan with --out and warns when apply would refuse it', async () => {
     const file = ws.write('h.yaml', config('projects:\n  - id: 12346\n    ensure: absent\n'));
     const r = await ws.cli(['plan', file, '--out', 'plan.json']);
