@@ -1,6 +1,6 @@
 // One test per normalization rule (src/plan/normalize.ts): values equal under a rule are no change.
 import { describe, expect, it } from 'vitest';
-import { RULES, sameValue, dropServerAdded, canonicalJson } from '../src/plan/normalize.js';
+import { RULES, sameValue, dropServerKeys, serverKeysOf, canonicalJson } from '../src/plan/normalize.js';
 import { featureFlag } from '../src/resources/feature_flag.js';
 import { project } from '../src/resources/project.js';
 
@@ -48,15 +48,27 @@ describe('normalization rules', () => {
     expect(sameValue('untyped', { a: [] }, { a: {} })).toBe(false);
   });
 
-  it('server-added keys inside objects are ignored unless the file declares them', () => {
+  it('server-added defaults inside objects are ignored while empty, unless the file declares them', () => {
     const declared = { groups: [{ properties: [], rollout_percentage: 20 }] };
-    const live = { groups: [{ properties: [], rollout_percentage: 20, variant: null }], payloads: {}, multivariate: null };
-    const patterns = featureFlag.serverAddedKeys?.filters ?? [];
-    expect(sameValue('untyped', declared, live, patterns)).toBe(true);
+    const live = { groups: [{ properties: [], rollout_percentage: 20, variant: null, sort_key: 'a1', users_affected: 7 }], payloads: {}, multivariate: null };
+    const keys = serverKeysOf(featureFlag, 'filters');
+    expect(sameValue('untyped', declared, live, keys)).toBe(true);
     // Declared payloads are compared.
-    expect(sameValue('untyped', { ...declared, payloads: { true: '{"a":1}' } }, live, patterns)).toBe(false);
-    expect(dropServerAdded({ a: 1, payloads: {} }, {}, ['payloads'])).toEqual({ a: 1 });
-    expect(dropServerAdded({ g: [{ s: 1, k: 2 }] }, {}, ['g[].s'])).toEqual({ g: [{ k: 2 }] });
+    expect(sameValue('untyped', { ...declared, payloads: { true: '{"a":1}' } }, live, keys)).toBe(false);
+    expect(dropServerKeys({ a: 1, payloads: {} }, {}, { defaults: ['payloads'] })).toEqual({ a: 1 });
+    expect(dropServerKeys({ g: [{ s: 1, k: 2 }] }, {}, { computed: ['g[].s'] })).toEqual({ g: [{ k: 2 }] });
+  });
+
+  it('a default the user filled in is compared: removing variants from the file is a change', () => {
+    const declared = { groups: [{ properties: [], rollout_percentage: 100 }] };
+    const live = { groups: [{ properties: [], rollout_percentage: 100 }], multivariate: { variants: [{ key: 'a', rollout_percentage: 100 }] }, payloads: { a: '1' } };
+    expect(sameValue('untyped', declared, live, serverKeysOf(featureFlag, 'filters'))).toBe(false);
+    expect(dropServerKeys(live, declared, serverKeysOf(featureFlag, 'filters'))).toEqual(live);
+  });
+
+  it('values the server computes are ignored whatever they hold', () => {
+    const live = { groups: [{ properties: [], rollout_percentage: 5, sort_key: 'x', users_affected: 12 }] };
+    expect(sameValue('untyped', { groups: [{ properties: [], rollout_percentage: 5 }] }, live, serverKeysOf(featureFlag, 'filters'))).toBe(true);
   });
 
   it('each project field uses the rule its schema annotation names', () => {

@@ -4,7 +4,7 @@
 // ignores); an item created or updated but not found, or deleted but still there, is named too.
 import type { LiveState } from '../api/live-state.js';
 import type { LiveRecord, ResourceKind } from '../resources/kind.js';
-import { sameValue } from '../plan/normalize.js';
+import { sameValue, serverKeysOf } from '../plan/normalize.js';
 import type { PlanResult } from '../plan/types.js';
 import type { ApplyReport } from './execute.js';
 
@@ -13,7 +13,7 @@ export function unappliedFields(kind: ResourceKind, sent: Record<string, unknown
   for (const [field, value] of Object.entries(sent)) {
     const spec = kind.fields[field];
     if (!spec) continue;
-    if (!sameValue(spec.compare, value, stored[field], kind.serverAddedKeys?.[field])) notTaken.push(field);
+    if (!sameValue(spec.compare, value, stored[field], serverKeysOf(kind, field))) notTaken.push(field);
   }
   return notTaken;
 }

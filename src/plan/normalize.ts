@@ -1,7 +1,7 @@
 // Every rule by which a declared value and a live value are compared, in one place.
 // Each rule has a test in test/plan.normalize.test.ts. Values equal after normalization
 // are not a change.
-import type { CompareRule } from '../resources/kind.js';
+import type { CompareRule, ResourceKind } from '../resources/kind.js';
 
 export interface NormalizationRule {
   /** What the rule makes equal, for the README and for readers of a surprising plan. */
@@ -43,17 +43,39 @@ export const RULES: Readonly<Record<CompareRule, NormalizationRule>> = {
   untyped: { explains: 'untyped values: null equals absent, also for members of objects', normalize: dropNulls },
 };
 
+/** Keys the API puts inside an object field that files usually leave out (see ResourceKind). */
+export interface ServerKeys {
+  /** Defaults the server fills in: ignored while they hold nothing (null, {}, []). */
+  defaults?: readonly string[];
+  /** Values the server computes: always ignored. */
+  computed?: readonly string[];
+}
+
+export function serverKeysOf(kind: ResourceKind, field: string): ServerKeys {
+  return { defaults: kind.serverAddedKeys?.[field], computed: kind.computedKeys?.[field] };
+}
+
+/** Null, `{}` and `[]`: what a server-added default holds when it says nothing. */
+export function isEmptyValue(value: unknown): boolean {
+  if (value === null || value === undefined) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return isRecord(value) && Object.keys(value).length === 0;
+}
+
 /**
- * Removes keys the server adds inside objects and the file does not declare, e.g.
- * `filters.payloads`. Patterns are dotted paths below the field; `[]` steps into every array item.
+ * Removes from a live value the server keys that the file does not declare: computed keys
+ * always, defaults while empty (a default the user filled in, like variants, is compared, so
+ * removing it from the file removes it live). Patterns are dotted paths below the field;
+ * `[]` steps into every array item. Copy-on-write: the value is returned as is when nothing goes.
  */
-export function dropServerAdded(live: unknown, declared: unknown, patterns: readonly string[]): unknown {
+export function dropServerKeys(live: unknown, declared: unknown, keys: ServerKeys): unknown {
   let out = live;
-  for (const pattern of patterns) out = dropPath(out, declared, pattern.split('.'));
+  for (const pattern of keys.computed ?? []) out = dropPath(out, declared, pattern.split('.'), () => true);
+  for (const pattern of keys.defaults ?? []) out = dropPath(out, declared, pattern.split('.'), isEmptyValue);
   return out;
 }
 
-function dropPath(live: unknown, declared: unknown, steps: string[]): unknown {
+function dropPath(live: unknown, declared: unknown, steps: string[], drop: (value: unknown) => boolean): unknown {
   if (steps.length === 0 || live === null || typeof live !== 'object') return live;
   const [step, ...rest] = steps as [string, ...string[]];
   if (step.endsWith('[]')) {
@@ -62,7 +84,7 @@ function dropPath(live: unknown, declared: unknown, steps: string[]): unknown {
     const items = obj[name];
     if (!Array.isArray(items)) return live;
     const declaredItems = isRecord(declared) && Array.isArray(declared[name]) ? (declared[name] as unknown[]) : [];
-    const kept = items.map((item, i) => dropPath(item, declaredItems[i], rest));
+    const kept = items.map((item, i) => dropPath(item, declaredItems[i], rest, drop));
     // Copy only when something was dropped: this runs for every compared item.
     return kept.every((item, i) => item === items[i]) ? live : { ...obj, [name]: kept };
   }
@@ -71,11 +93,11 @@ function dropPath(live: unknown, declared: unknown, steps: string[]): unknown {
   if (!(step in obj)) return live;
   const declaredChild = isRecord(declared) ? declared[step] : undefined;
   if (rest.length === 0) {
-    if (isRecord(declared) && step in declared) return live;
+    if ((isRecord(declared) && step in declared) || !drop(obj[step])) return live;
     const { [step]: _dropped, ...kept } = obj;
     return kept;
   }
-  const child = dropPath(obj[step], declaredChild, rest);
+  const child = dropPath(obj[step], declaredChild, rest, drop);
   return child === obj[step] ? live : { ...obj, [step]: child };
 }
 
@@ -96,10 +118,9 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 }
 
 /** Whether a declared value and a live value are the same under the field's rule. */
-export function sameValue(rule: CompareRule, declared: unknown, live: unknown, serverAdded: readonly string[] = []): boolean {
+export function sameValue(rule: CompareRule, declared: unknown, live: unknown, keys: ServerKeys = {}): boolean {
   const normalize = RULES[rule].normalize;
-  const liveValue = serverAdded.length > 0 ? dropServerAdded(live, declared, serverAdded) : live;
-  return deepEqual(normalize(declared), normalize(liveValue));
+  return deepEqual(normalize(declared), normalize(dropServerKeys(live, declared, keys)));
 }
 
 const quotedKeys = new Map<string, string>();

@@ -5,7 +5,7 @@ import { HogsyncError } from '../errors.js';
 import type { LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
 import { KINDS } from '../resources/registry.js';
 import type { LiveState } from '../api/live-state.js';
-import { canonicalJson, dropServerAdded, RULES, sameValue } from './normalize.js';
+import { canonicalJson, dropServerKeys, RULES, sameValue, serverKeysOf } from './normalize.js';
 import { safetyWarnings } from './safety.js';
 import {
   addressOf, SENSITIVE, type Change, type Execution, type FieldChange, type ManagedItem, type Plan, type PlanResult, type UnmanagedItem,
@@ -148,7 +148,7 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
   for (const [path, after] of Object.entries(declared)) {
     const spec = kind.fields[path];
     if (!spec) continue;
-    if (sameValue(spec.compare, after, record[path], kind.serverAddedKeys?.[path])) continue;
+    if (sameValue(spec.compare, after, record[path], serverKeysOf(kind, path))) continue;
     const sensitive = isSensitive(kind, item, path);
     fields.push({ path, before: shown(comparable(kind, path, record[path], after), sensitive), after: shown(after, sensitive), sensitive });
     values[path] = after;
@@ -160,7 +160,7 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
 /** The live value as it is compared: for untyped values without server-added keys and nulls, so a diff shows only what matters. */
 function comparable(kind: ResourceKind, path: string, live: unknown, declared: unknown): unknown {
   if (kind.fields[path]?.compare !== 'untyped') return live;
-  return RULES.untyped.normalize(dropServerAdded(live, declared, kind.serverAddedKeys?.[path] ?? []));
+  return RULES.untyped.normalize(dropServerKeys(live, declared, serverKeysOf(kind, path)));
 }
 
 /** Declared fields, plus the identity when the kind manages it as a field (a role's name, whose case may change). */

@@ -14,8 +14,9 @@ export const featureFlag: ResourceKind = {
   read: 'list',
   canCreate: true,
   fields: fieldsFromSchema('feature_flag', ['key']),
-  // Keys the API fills into `filters` that files leave out; compared only when declared.
-  serverAddedKeys: { filters: ['payloads', 'multivariate', 'aggregation_group_type_index', 'groups[].variant', 'groups[].sort_key', 'groups[].users_affected'] },
+  // Inside `filters`: defaults the API fills in when a file leaves them out (ignored while
+  // empty), and values it computes (always ignored).
+  serverAddedKeys: { filters: ['payloads', 'multivariate', 'aggregation_group_type_index', 'groups[].variant'] },
   computedKeys: { filters: ['groups[].sort_key', 'groups[].users_affected'] },
   createStatuses: [200, 201],
   deleteStatuses: [200],

@@ -33,12 +33,12 @@ export interface ResourceKind {
   readonly canCreate: boolean;
   /** Managed fields (everything writable but the identity), from the JSON Schema. */
   readonly fields: Readonly<Record<string, FieldSpec>>;
-  /** Keys the API adds inside object fields that the files never declare (dropped before comparing). */
-  readonly serverAddedKeys?: Readonly<Record<string, readonly string[]>>;
   /**
-   * Server-added keys the server computes itself (a condition's sort_key, …): export leaves
-   * them out whatever their value. Other server-added keys are exported unless empty.
+   * Inside object fields, per field: defaults the API fills in when a file leaves them out
+   * (payloads: {}), ignored while empty and undeclared, and values the API computes itself
+   * (a condition's sort_key), always ignored when undeclared. See dropServerKeys.
    */
+  readonly serverAddedKeys?: Readonly<Record<string, readonly string[]>>;
   readonly computedKeys?: Readonly<Record<string, readonly string[]>>;
   /** Statuses the real API is known to answer with on create / delete. */
   readonly createStatuses: readonly number[];
