@@ -17,15 +17,43 @@ const update = (i: number, before: unknown = 10, after: unknown = 50): Change =>
 });
 
 describe('markdown plan', () => {
-  it('stays under the comment size limit, says what it left out, and keeps the warnings', () => {
+  it('stays under the comment size limit, names what it can, and keeps the warnings', () => {
     const changes = Array.from({ length: 2000 }, (_, i) => update(i));
     const md = renderMarkdown(plan(changes, { warnings: ['apply will refuse unless run with --allow-delete project/777: deleting project 777'] }));
     expect(md.length).toBeLessThanOrEqual(MARKDOWN_MAX_CHARS);
     expect(md).toContain('Plan: 0 to create, 2000 to update, 0 to delete.');
-    expect(md).toMatch(/> \d+ more changes not shown: this comment would pass 60000 characters\./);
     expect(md).toContain('--allow-delete project/777');
+    const named = md.split('(diff not shown)').length - 1;
+    expect(named).toBeGreaterThan(400);
+    expect(md).toContain(`> 2000 changes shown without a diff: this comment would pass 60000 characters; ${2000 - named} more changes are not even named.`);
+  });
+
+  it('names every change of a long plan, and shows as many diffs in full as fit besides', () => {
+    const changes = Array.from({ length: 300 }, (_, i) => update(i));
+    const md = renderMarkdown(plan(changes));
+    expect(md.length).toBeLessThanOrEqual(MARKDOWN_MAX_CHARS);
     const shown = md.split('<details>').length - 1;
-    expect(md).toContain(`> ${2000 - shown} more changes not shown`);
+    const named = md.split('(diff not shown)').length - 1;
+    expect(shown).toBeGreaterThan(10);
+    expect(shown + named).toBe(300);
+    expect(md).toContain(`> ${300 - shown} changes shown without a diff: this comment would pass 60000 characters. The text and JSON plans show every change in full.`);
+  });
+
+  it('names a change whose diff alone is too big for the comment', () => {
+    const huge = update(1, 'x'.repeat(70_000), 'y');
+    const md = renderMarkdown(plan([huge, update(2)]));
+    expect(md.length).toBeLessThanOrEqual(MARKDOWN_MAX_CHARS);
+    expect(md).toContain('<b>feature_flag:org/12345/flag-1</b> (diff not shown)');
+    expect(md).toContain('<b>feature_flag:org/12345/flag-2</b>');
+    expect(md).toContain('> 1 change shown without a diff');
+  });
+
+  it('keeps control characters and line breaks of live names out of the comment', () => {
+    const evil = update(1);
+    evil.address = 'role:org/nl\n```\n\n# INJECTED\u001b[2K';
+    const md = renderMarkdown(plan([evil]));
+    expect(md.split('\n').some((line) => line.startsWith('# INJECTED'))).toBe(false);
+    expect(md).toContain('nl\\n```\\n\\n# INJECTED\\u001b[2K');
   });
 
   it('keeps values that contain backticks or HTML inert', () => {

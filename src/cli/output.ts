@@ -1,5 +1,6 @@
 // Terminal output shared by the verbs: colour decisions and the one-line error report.
 import { isHogsyncError } from '../errors.js';
+import { printable } from '../render/printable.js';
 
 export function useColor(opts: { color?: unknown }, stream: NodeJS.WriteStream = process.stdout): boolean {
   if (opts.color === false) return false;
@@ -9,8 +10,10 @@ export function useColor(opts: { color?: unknown }, stream: NodeJS.WriteStream =
 
 /** Prints an error as one line (stack only with --verbose) and never the API key. */
 export function reportError(err: unknown, verbose: boolean): void {
-  const line = isHogsyncError(err) ? err.format() : err instanceof Error ? err.message : String(err);
-  process.stderr.write(`error: ${redactKey(line)}\n`);
+  const text = isHogsyncError(err) ? err.format() : err instanceof Error ? err.message : String(err);
+  // API messages are untrusted text: no control characters reach the terminal.
+  const lines = redactKey(text).split('\n').map(printable).join('\n');
+  process.stderr.write(`error: ${lines}\n`);
   if (verbose && err instanceof Error && err.stack) process.stderr.write(`${redactKey(err.stack)}\n`);
 }
 

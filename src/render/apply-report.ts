@@ -1,18 +1,18 @@
 // Renderings of an apply report: per change applied / failed / skipped, DNS targets of new
 // proxy records, and warnings about fields the API did not take.
 import type { ApplyReport, ChangeOutcome } from '../apply/execute.js';
-import { SYMBOL } from './values.js';
+import { printable, SYMBOL } from './values.js';
 
 export function outcomeLine(o: ChangeOutcome, done?: number, total?: number): string {
   const counter = done === undefined ? '' : `[${done}/${total}] `;
   const detail = o.status === 'applied' ? '' : `: ${o.error ?? ''}`;
-  return `${counter}${SYMBOL[o.action]} ${o.address} ${o.status}${detail}`;
+  return printable(`${counter}${SYMBOL[o.action]} ${o.address} ${o.status}${detail}`);
 }
 
 function dnsLine(o: ChangeOutcome): string | undefined {
   if (!o.target_cname) return undefined;
   const domain = o.address.slice(o.address.lastIndexOf('/') + 1);
-  return `    DNS: point ${domain} CNAME ${o.target_cname} (status ${o.record_status ?? 'unknown'})`;
+  return printable(`    DNS: point ${domain} CNAME ${o.target_cname} (status ${o.record_status ?? 'unknown'})`);
 }
 
 export function renderApplyText(report: ApplyReport): string {
@@ -24,7 +24,7 @@ export function renderApplyText(report: ApplyReport): string {
   }
   if (report.warnings.length > 0) {
     out.push('', 'Warnings:');
-    for (const w of report.warnings) out.push(`  ! ${w}`);
+    for (const w of report.warnings) out.push(`  ! ${printable(w)}`);
   }
   const s = report.summary;
   const verdict = s.failed + s.skipped === 0 ? 'Apply complete' : 'Apply incomplete';

@@ -5,7 +5,7 @@ import { inline } from './values.js';
 
 function xml(text: string): string {
   // Also drops characters XML 1.0 cannot carry at all.
-  return text.replace(/[^\t\n\r\x20-\uD7FF\uE000-\uFFFD]/g, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return text.replace(/[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
 export function renderJunit(plan: Plan): string {

@@ -1,7 +1,7 @@
 // The Markdown rendering, for a pull-request comment: a summary table, then one collapsible
 // section per resource (GitHub and GitLab both render <details>).
 import type { Change, Plan } from '../plan/types.js';
-import { blastRadiusLine, closingLine, inline, lineDiff, needsLineDiff, SYMBOL } from './values.js';
+import { blastRadiusLine, closingLine, inline, lineDiff, needsLineDiff, printable, SYMBOL } from './values.js';
 
 const ACTION_WORD = { create: 'create', update: 'update', delete: 'delete' } as const;
 
@@ -26,14 +26,14 @@ function changeBody(change: Change): string[] {
       lines.push(`- ${field.path}: ${inline(field.before)}`, `+ ${field.path}: ${inline(field.after)}`);
     }
   }
-  if (change.action === 'delete') lines.push(`- ${change.address}`);
+  if (change.action === 'delete') lines.push(`- ${printable(change.address)}`);
   return lines;
 }
 
 function changeSection(change: Change): string {
   const n = change.fields.length;
   const detail = change.action === 'update' ? ` (${n} field${n === 1 ? '' : 's'})` : '';
-  const out = ['<details>', `<summary><code>${SYMBOL[change.action]} ${ACTION_WORD[change.action]}</code> <b>${escapeHtml(change.address)}</b>${detail}</summary>`, ''];
+  const out = ['<details>', `<summary><code>${SYMBOL[change.action]} ${ACTION_WORD[change.action]}</code> <b>${escapeHtml(printable(change.address))}</b>${detail}</summary>`, ''];
   const body = changeBody(change).join('\n');
   if (body) {
     const f = fence(body);
@@ -62,23 +62,34 @@ export function renderMarkdown(plan: Plan, maxChars: number = MARKDOWN_MAX_CHARS
     '',
   ];
   // Warnings first: they must survive the cut below.
-  for (const warning of plan.warnings) out.push(`> [!WARNING]`, `> ${escapeHtml(warning)}`, '');
+  for (const warning of plan.warnings) out.push(`> [!WARNING]`, `> ${escapeHtml(printable(warning))}`, '');
   let size = out.join('\n').length;
   let shown = 0;
   // Room kept for the closing note, the unmanaged list's frame and the fingerprint.
   const budget = maxChars - 1_000;
-  for (const change of plan.changes) {
+  let named = 0;
+  // A reviewer must never miss that a change exists: room is kept to name every change, and
+  // diffs are shown in full while they fit besides.
+  const briefs = plan.changes.map((change) => `- <code>${SYMBOL[change.action]} ${ACTION_WORD[change.action]}</code> <b>${escapeHtml(printable(change.address))}</b> (diff not shown)\n`);
+  let namesLeft = briefs.reduce((sum, b) => sum + b.length + 1, 0);
+  for (const [i, change] of plan.changes.entries()) {
+    const brief = briefs[i] as string;
+    namesLeft -= brief.length + 1;
     const section = changeSection(change);
-    if (size + section.length > budget) break;
-    out.push(section);
-    size += section.length + 1;
-    shown++;
+    const entry = size + section.length + namesLeft <= budget ? section : size + brief.length <= budget ? brief : undefined;
+    if (entry === undefined) break;
+    out.push(entry);
+    size += entry.length + 1;
+    if (entry === section) shown++;
+    named++;
   }
   if (shown < plan.changes.length) {
-    out.push(`> ${plan.changes.length - shown} more change${plan.changes.length - shown === 1 ? '' : 's'} not shown: this comment would pass ${maxChars} characters. The text and JSON plans list every change.`, '');
+    const missing = plan.changes.length - named;
+    const tail = missing > 0 ? `; ${missing} more change${missing === 1 ? ' is' : 's are'} not even named` : '';
+    out.push('', `> ${plan.changes.length - shown} change${plan.changes.length - shown === 1 ? '' : 's'} shown without a diff: this comment would pass ${maxChars} characters${tail}. The text and JSON plans show every change in full.`, '');
   }
   if (plan.unmanaged.length > 0) {
-    const list = plan.unmanaged.map((item) => `- \`${item.address.replace(/`/g, "'")}\``);
+    const list = plan.unmanaged.map((item) => `- \`${printable(item.address).replace(/`/g, "'")}\``);
     const room = Math.max(0, budget - size);
     let kept = 0;
     for (let used = 0; kept < list.length && used + (list[kept] as string).length + 1 <= room; kept++) used += (list[kept] as string).length + 1;

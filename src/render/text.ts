@@ -1,7 +1,7 @@
 // The terminal rendering of a plan or drift report, Terraform-like: `+` create, `~` update,
 // `-` delete, only the fields that change, long values as a line diff.
 import type { Plan } from '../plan/types.js';
-import { blastRadiusLine, closingLine, inline, lineDiff, needsLineDiff, SYMBOL } from './values.js';
+import { blastRadiusLine, closingLine, inline, lineDiff, needsLineDiff, printable, SYMBOL } from './values.js';
 
 const COLORS = { '+': '\u001b[32m', '-': '\u001b[31m', '~': '\u001b[33m', '!': '\u001b[33m', dim: '\u001b[2m', bold: '\u001b[1m' } as const;
 const RESET = '\u001b[0m';
@@ -13,7 +13,7 @@ export function renderText(plan: Plan, options: { color: boolean }): string {
     out.push(plan.kind === 'drift' ? `Live state on ${plan.base_url} has drifted from the configuration:` : `hogsync will make these changes on ${plan.base_url}:`, '');
     for (const change of plan.changes) {
       const symbol = SYMBOL[change.action];
-      out.push(`  ${paint(symbol, `${symbol} ${change.address}`)}${change.action === 'delete' ? paint('dim', ' (delete)') : ''}`);
+      out.push(`  ${paint(symbol, `${symbol} ${printable(change.address)}`)}${change.action === 'delete' ? paint('dim', ' (delete)') : ''}`);
       for (const field of change.fields) {
         if (change.action === 'create') {
           out.push(`      ${field.path}: ${inline(field.after)}`);
@@ -36,12 +36,12 @@ export function renderText(plan: Plan, options: { color: boolean }): string {
   }
   if (plan.unmanaged.length > 0) {
     out.push('Unmanaged (live, in no file, left alone):');
-    for (const item of plan.unmanaged) out.push(`  ? ${item.address}`);
+    for (const item of plan.unmanaged) out.push(`  ? ${printable(item.address)}`);
     out.push('');
   }
   if (plan.warnings.length > 0) {
     out.push('Warnings:');
-    for (const warning of plan.warnings) out.push(`  ${paint('!', `! ${warning}`)}`);
+    for (const warning of plan.warnings) out.push(`  ${paint('!', `! ${printable(warning)}`)}`);
     out.push('');
   }
   out.push(paint('bold', closingLine(plan)));

@@ -2,13 +2,16 @@
 // as a line diff, sensitive values never.
 import { diffLines } from 'diff';
 import { SENSITIVE, type Change, type FieldChange, type Plan } from '../plan/types.js';
+import { printable } from './printable.js';
+
+export { printable };
 
 const INLINE_LIMIT = 60;
 
 export function inline(value: unknown): string {
   if (value === SENSITIVE) return SENSITIVE;
   if (value === null || value === undefined) return 'null';
-  return JSON.stringify(value);
+  return printable(JSON.stringify(value));
 }
 
 /** Whether a field change reads better as a multi-line diff than as `before → after`. */
@@ -26,13 +29,39 @@ function multiline(value: unknown): string {
 
 export interface DiffLine { sign: ' ' | '+' | '-'; text: string }
 
+/** Unchanged lines kept around each change; longer unchanged runs are folded into one line. */
+export const DIFF_CONTEXT = 3;
+
 export function lineDiff(before: unknown, after: unknown): DiffLine[] {
   const lines: DiffLine[] = [];
   for (const part of diffLines(multiline(before), multiline(after))) {
     const sign = part.added ? '+' : part.removed ? '-' : ' ';
-    for (const text of part.value.replace(/\n$/, '').split('\n')) lines.push({ sign, text });
+    for (const text of part.value.replace(/\n$/, '').split('\n')) lines.push({ sign, text: printable(text) });
   }
-  return lines;
+  return foldUnchanged(lines);
+}
+
+function foldUnchanged(lines: DiffLine[]): DiffLine[] {
+  const near = lines.map(() => false);
+  lines.forEach((line, i) => {
+    if (line.sign === ' ') return;
+    for (let j = Math.max(0, i - DIFF_CONTEXT); j <= Math.min(lines.length - 1, i + DIFF_CONTEXT); j++) near[j] = true;
+  });
+  const out: DiffLine[] = [];
+  for (let i = 0; i < lines.length; ) {
+    if (near[i]) {
+      out.push(lines[i] as DiffLine);
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < lines.length && !near[j]) j++;
+    // Folding a single line saves nothing.
+    if (j - i === 1) out.push(lines[i] as DiffLine);
+    else out.push({ sign: ' ', text: `… ${j - i} unchanged lines` });
+    i = j;
+  }
+  return out;
 }
 
 export const SYMBOL: Record<Change['action'], '+' | '~' | '-'> = { create: '+', update: '~', delete: '-' };

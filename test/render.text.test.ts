@@ -1,0 +1,39 @@
+// The terminal plan: untrusted text cannot drive the terminal, and a one-number change in a
+// large value shows as a few lines, not the whole value.
+import { describe, expect, it } from 'vitest';
+import { renderText } from '../src/render/text.js';
+import type { Change, Plan } from '../src/plan/types.js';
+
+function plan(changes: Change[], unmanaged: Plan['unmanaged'] = []): Plan {
+  return {
+    format_version: '1', kind: 'plan', base_url: 'https://us.posthog.com', sources: ['h.yaml'], fingerprint: `sha256:${'0'.repeat(64)}`,
+    summary: { create: 0, update: changes.length, delete: 0, unchanged: 0, unmanaged: unmanaged.length }, changes, unmanaged, warnings: [], managed: [],
+  };
+}
+
+describe('text plan', () => {
+  it('escapes control characters, line breaks and bidi overrides from live names and values', () => {
+    const change: Change = {
+      address: 'role:org/\u001b[2K\rEVIL\u0007', kind: 'role', organization: 'org', project: null, key: 'x', action: 'update',
+      fields: [{ path: 'name', before: 'a\u202eb', after: 'ok', sensitive: false }],
+    };
+    const out = renderText(plan([change], [{ address: 'role:org/line\nbreak\u009b', kind: 'role', organization: 'org', key: 'y' }]), { color: false });
+    expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(out).toContain('role:org/\\u001b[2K\\rEVIL\\u0007');
+    expect(out).toContain('? role:org/line\\nbreak\\u009b');
+    expect(out).toContain('name: "a\\u202eb" → "ok"');
+  });
+
+  it('shows a changed number inside a large value with a few lines of context', () => {
+    const groups = (n: number) => Array.from({ length: 260 }, (_, i) => ({ properties: [], rollout_percentage: i === 130 ? n : 1 }));
+    const change: Change = {
+      address: 'feature_flag:org/1/big', kind: 'feature_flag', organization: 'org', project: 1, key: '1/big', action: 'update',
+      fields: [{ path: 'filters', before: { groups: groups(38) }, after: { groups: groups(99) }, sensitive: false }],
+    };
+    const lines = renderText(plan([change]), { color: false }).split('\n');
+    expect(lines.length).toBeLessThan(25);
+    expect(lines).toContain('        -       "rollout_percentage": 38');
+    expect(lines).toContain('        +       "rollout_percentage": 99');
+    expect(lines.some((l) => /… \d+ unchanged lines/.test(l))).toBe(true);
+  });
+});
