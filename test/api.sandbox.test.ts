@@ -78,6 +78,14 @@ describe('ApiClient against the sandbox', () => {
     expect((await failure(client.request('GET', `${org}/projects/12346/`))).request?.status).toBe(404);
   });
 
+  it('stores text as Django REST framework does: trimmed, its length counted in characters', async () => {
+    const emoji = '🚀'.repeat(200);
+    expect((await client.request('PATCH', project, { body: { name: emoji, product_description: 'Checkout flow\n' } })).body)
+      .toMatchObject({ name: emoji, product_description: 'Checkout flow' });
+    const err = await failure(client.request('PATCH', project, { body: { name: `${emoji}x` } }));
+    expect(err.format()).toBe(`PATCH ${project} → 400: Ensure this field has no more than 200 characters. (attr name)`);
+  });
+
   it('follows pagination across pages', async () => {
     const roles = await client.listAll<{ name: string }>(`${org}/roles/`);
     expect(roles).toHaveLength(250);

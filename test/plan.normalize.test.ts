@@ -17,6 +17,12 @@ describe('normalization rules', () => {
     expect(sameValue('plain', ['a', 'b'], ['b', 'a'])).toBe(false);
   });
 
+  it('plain: text compares without the surrounding whitespace the API trims, also in lists', () => {
+    expect(sameValue('plain', 'Checkout flow\n', 'Checkout flow')).toBe(true);
+    expect(sameValue('plain', [' https://a.example '], ['https://a.example'])).toBe(true);
+    expect(sameValue('plain', 'Checkout  flow', 'Checkout flow')).toBe(false);
+  });
+
   it('decimal: "0.5" = "0.50" = 0.5, but not "0.05"', () => {
     expect(sameValue('decimal', '0.5', '0.50')).toBe(true);
     expect(sameValue('decimal', 0.5, '0.50')).toBe(true);

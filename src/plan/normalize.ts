@@ -9,6 +9,13 @@ export interface NormalizationRule {
   normalize(value: unknown): unknown;
 }
 
+/** The API trims text fields (as Django REST framework does), also in lists of text. */
+function plain(value: unknown): unknown {
+  if (typeof value === 'string') return value.trim();
+  if (Array.isArray(value)) return value.map((v) => (typeof v === 'string' ? v.trim() : v));
+  return value ?? null;
+}
+
 function decimal(value: unknown): unknown {
   if (typeof value === 'number') return String(value);
   if (typeof value === 'string' && /^\s*-?(\d+\.?\d*|\.\d+)\s*$/.test(value)) return String(Number(value));
@@ -36,7 +43,7 @@ function dropNulls(value: unknown): unknown {
 }
 
 export const RULES: Readonly<Record<CompareRule, NormalizationRule>> = {
-  plain: { explains: 'absent and null are the same value', normalize: (v) => v ?? null },
+  plain: { explains: 'absent and null are the same value; text compares without surrounding whitespace, which the API trims', normalize: plain },
   decimal: { explains: 'decimal strings compare by value: "0.5" = "0.50" = 0.5', normalize: decimal },
   integer: { explains: 'integers compare equal to their numeric strings: 1 = "1"', normalize: integer },
   domain: { explains: 'domains compare lower-cased, without a trailing dot', normalize: domain },

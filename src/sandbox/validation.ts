@@ -23,15 +23,17 @@ export function booleanRule(opts: Nullable = {}): Rule {
   };
 }
 
+/** Like Django REST framework's CharField: surrounding whitespace trimmed, length in characters (code points). */
 export function stringRule(opts: Nullable & { max?: number; allowBlank?: boolean } = {}): Rule {
   return (value, attr) => {
     if (guardNull(value, attr, opts)) return null;
     if (typeof value !== 'string') throw validationError(attr, 'Not a valid string.', 'invalid');
-    if (!opts.allowBlank && value.trim() === '') throw validationError(attr, 'This field may not be blank.', 'blank');
-    if (opts.max !== undefined && value.length > opts.max) {
+    const text = value.trim();
+    if (!opts.allowBlank && text === '') throw validationError(attr, 'This field may not be blank.', 'blank');
+    if (opts.max !== undefined && [...text].length > opts.max) {
       throw validationError(attr, `Ensure this field has no more than ${opts.max} characters.`, 'max_length');
     }
-    return value;
+    return text;
   };
 }
 
