@@ -53,8 +53,17 @@ describe('fast path', () => {
     ['a list at the top', '- a\n'],
     ['an empty file', ''],
     ['nesting deeper than allowed', `${'['.repeat(80)}${']'.repeat(80)}`],
+    ['a quoted value continued on a less indented line', 'roles:\n  - name: "Support\n team"\n'],
+    ['a plain value over two lines', 'a:\n  b: one\n   two\n'],
+    ['a flow list over two lines', 'a: [1,\n2]\n'],
   ])('leaves %s to the full parser', (_name, text) => {
     expect(fastParse(text)).toBeUndefined();
+  });
+
+  it('takes block scalars, which both parsers read alike', () => {
+    const text = 'a: |\n  line one\n  line two\nb: >\n  folded\n  text\n';
+    expect(fastParse(text)).toEqual(parseYaml('t.yaml', text).parsed?.data);
+    expect(fastParse(text)).toEqual({ a: 'line one\nline two\n', b: 'folded text\n' });
   });
 
   it('reads YAML 1.2 core scalars like the full parser', () => {

@@ -121,6 +121,18 @@ roles:
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('shows only what differs inside a value: not nulls, not the order keys were written in', async () => {
+    const file = ws.write('h.yaml', config(`projects:
+  - id: 12345
+    feature_flags:
+      - key: kept-flag
+        filters: { groups: [ { rollout_percentage: 50, variant: null, properties: [] } ] }
+`));
+    const r = await ws.cli(['plan', file]);
+    const diff = r.stdout.split('\n').filter((l) => /^\s+[-+] /.test(l));
+    expect(diff).toEqual(['        -       "rollout_percentage": 100', '        +       "rollout_percentage": 50']);
+  });
+
   it('names the file it cannot write, not a temporary one', async () => {
     const r = await ws.cli(['plan', ws.write('h.yaml', config('roles:\n  - name: Support\n')), '--out', 'missing-dir/plan.json']);
     expect(r.code).toBe(1);

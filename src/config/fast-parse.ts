@@ -33,6 +33,9 @@ export function fastParse(text: string): Record<string, unknown> | undefined {
         if (state.anchor !== null && state.anchor !== undefined) throw new Unsure();
         const raw = text.slice(start, state.position).trim();
         if (raw.startsWith('!') || raw.startsWith('&') || raw.startsWith('*')) throw new Unsure();
+        // Values written over several lines are where YAML parsers disagree on indentation:
+        // block scalars (| and >) are unambiguous, multi-line quoted, plain or flow ones are not.
+        if (raw.includes('\n') && ((state.kind === 'scalar' && !/^[|>]/.test(raw)) || /^[[{]/.test(raw))) throw new Unsure();
         if (state.kind !== 'scalar') return;
         // A number must be written as YAML 1.2 writes numbers (and -0 stays -0); a plain
         // scalar that YAML 1.2 reads as a number (1e400) must not come back as a string.

@@ -150,17 +150,20 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
     if (!spec) continue;
     if (sameValue(spec.compare, after, record[path], serverKeysOf(kind, path))) continue;
     const sensitive = isSensitive(kind, item, path);
-    fields.push({ path, before: shown(comparable(kind, path, record[path], after), sensitive), after: shown(after, sensitive), sensitive });
+    fields.push({ path, before: shown(comparable(kind, path, record[path], after), sensitive), after: shown(comparable(kind, path, after, after), sensitive), sensitive });
     values[path] = after;
   }
   if (fields.length === 0) return null;
   return { change: { ...base, action: 'update', fields }, execution: { ...target, id: kind.liveId(record), values } };
 }
 
-/** The live value as it is compared: for untyped values without server-added keys and nulls, so a diff shows only what matters. */
-function comparable(kind: ResourceKind, path: string, live: unknown, declared: unknown): unknown {
-  if (kind.fields[path]?.compare !== 'untyped') return live;
-  return RULES.untyped.normalize(dropServerKeys(live, declared, serverKeysOf(kind, path)));
+/**
+ * A value as it is compared, for showing: untyped values without server keys and nulls, with
+ * sorted keys, so a diff shows only what differs (not nulls or the order keys were written in).
+ */
+function comparable(kind: ResourceKind, path: string, value: unknown, declared: unknown): unknown {
+  if (kind.fields[path]?.compare !== 'untyped') return value;
+  return JSON.parse(canonicalJson(RULES.untyped.normalize(dropServerKeys(value, declared, serverKeysOf(kind, path)))));
 }
 
 /** Declared fields, plus the identity when the kind manages it as a field (a role's name, whose case may change). */
