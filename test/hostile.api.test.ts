@@ -101,7 +101,7 @@ describe('hostile API answers', () => {
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.warnings).toEqual([
-      `project:${ORG}/12345: the API did not take name`,
+      `project:${ORG}/12345: the API did not take name (re-read, it holds another value; unless someone else changed it meanwhile)`,
       `role:${ORG}/Engineers: still there when re-read after the delete`,
     ]);
     expect(report.changes.find((c: { address: string }) => c.address.endsWith('/12345')).not_taken).toEqual(['name']);

@@ -40,7 +40,7 @@ export function verifyApplied(result: PlanResult, report: ApplyReport, after: Li
     const notTaken = unappliedFields(kind, values, record);
     if (notTaken.length > 0) {
       outcome.not_taken = notTaken;
-      for (const field of notTaken) warnings.push(`${outcome.address}: the API did not take ${field}`);
+      for (const field of notTaken) warnings.push(`${outcome.address}: the API did not take ${field} (re-read, it holds another value; unless someone else changed it meanwhile)`);
     }
   }
   return warnings;
