@@ -60,6 +60,12 @@ describe('fast path', () => {
     expect(fastParse(text)).toBeUndefined();
   });
 
+  it('takes flow collections written on one line', () => {
+    const text = 'a: [1, 2]\nb: {c: 1, d: [x]}\nfilters: { groups: [ { properties: [], rollout_percentage: 20 } ] }\n';
+    expect(fastParse(text)).toEqual(parseYaml('t.yaml', text).parsed?.data);
+    expect(fastParse(text)).toBeDefined();
+  });
+
   it('takes block scalars, which both parsers read alike', () => {
     const text = 'a: |\n  line one\n  line two\nb: >\n  folded\n  text\n';
     expect(fastParse(text)).toEqual(parseYaml('t.yaml', text).parsed?.data);

@@ -16,6 +16,13 @@ const EXPLICIT_KEY = /^[ \t-]*\?(?:[ \t]|$)/m;
 
 class Unsure extends Error {}
 
+/** Index of the first character at or after `from` that is not white space. */
+function firstVisible(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++;
+  return i;
+}
+
 export function fastParse(text: string): Record<string, unknown> | undefined {
   if (EXPLICIT_KEY.test(text)) return undefined;
   const { load, CORE_SCHEMA } = loadJsYaml();
@@ -29,14 +36,21 @@ export function fastParse(text: string): Record<string, unknown> | undefined {
           starts.push(state.position);
           return;
         }
-        const start = starts.pop() ?? 0;
+        const start = firstVisible(text, starts.pop() ?? 0);
         if (state.anchor !== null && state.anchor !== undefined) throw new Unsure();
-        const raw = text.slice(start, state.position).trim();
-        if (raw.startsWith('!') || raw.startsWith('&') || raw.startsWith('*')) throw new Unsure();
+        const first = text[start];
+        if (first === '!' || first === '&' || first === '*') throw new Unsure();
         // Values written over several lines are where YAML parsers disagree on indentation:
         // block scalars (| and >) are unambiguous, multi-line quoted, plain or flow ones are not.
-        if (raw.includes('\n') && ((state.kind === 'scalar' && !/^[|>]/.test(raw)) || /^[[{]/.test(raw))) throw new Unsure();
-        if (state.kind !== 'scalar') return;
+        if (state.kind !== 'scalar') {
+          if (first === '[' || first === '{') {
+            const newline = text.indexOf('\n', start);
+            if (newline !== -1 && newline < text.slice(start, state.position).trimEnd().length + start) throw new Unsure();
+          }
+          return;
+        }
+        const raw = text.slice(start, state.position).trimEnd();
+        if (raw.includes('\n') && first !== '|' && first !== '>') throw new Unsure();
         // A number must be written as YAML 1.2 writes numbers (and -0 stays -0); a plain
         // scalar that YAML 1.2 reads as a number (1e400) must not come back as a string.
         if (typeof state.result === 'number' && (!CORE_NUMBER.test(raw) || (state.result === 0 && raw.startsWith('-')))) throw new Unsure();

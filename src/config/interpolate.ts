@@ -59,7 +59,18 @@ export function expandString(s: string, env: NodeJS.ProcessEnv): Expansion {
   return { value: out, names, errors };
 }
 
+/** Whether any string below `value` holds "${" (checked first: most files interpolate nothing). */
+function mentionsVariables(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('${');
+  if (Array.isArray(value)) return value.some(mentionsVariables);
+  if (value !== null && typeof value === 'object') {
+    for (const key in value) if (mentionsVariables((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
+}
+
 export function interpolate(data: unknown, env: NodeJS.ProcessEnv): Interpolated {
+  if (!mentionsVariables(data)) return { data, problems: [], sources: new Map() };
   const sources = new Map<string, string[]>();
   const problems: { pointer: string; message: string }[] = [];
   const visit = (value: unknown, pointer: string): unknown => {

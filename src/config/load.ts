@@ -2,6 +2,7 @@
 // of every file (syntax, schema, interpolation, duplicates) at file:line:col.
 import type { FilePosition } from '../errors.js';
 import { readConfigFile, resolveConfigPaths } from './files.js';
+import { mapLimit } from '../util/map-limit.js';
 import { interpolate } from './interpolate.js';
 import { mergeFiles, type LoadedFile } from './merge.js';
 import type { DesiredState } from './model.js';
@@ -41,9 +42,11 @@ export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = proce
   const problems: ConfigProblem[] = [];
   const loaded: LoadedFile[] = [];
 
-  // One file at a time: configuration is a handful of small files, and order is kept.
-  for (const file of files) {
-    const read = await readConfigFile(file, cwd);
+  // Files are read a few at a time (a large configuration is hundreds of files), then
+  // parsed one by one in order, so problems keep the order of the files.
+  const reads = await mapLimit(files, 16, (file) => readConfigFile(file, cwd));
+  for (const [index, file] of files.entries()) {
+    const read = reads[index] as Awaited<ReturnType<typeof readConfigFile>>;
     if ('problem' in read) {
       problems.push(read.problem);
       continue;

@@ -97,6 +97,7 @@ export function mergeFiles(files: readonly LoadedFile[]): { state: DesiredState;
         for (const [name, value] of Object.entries(entry)) {
           if (!(name in kind.fields)) continue;
           fields[name] = value;
+          if (f.envPointers.size === 0) continue;
           const fp = childPointer(pointer, name);
           if ([...f.envPointers].some((p) => p === fp || p.startsWith(`${fp}/`))) interpolated.push(name);
         }

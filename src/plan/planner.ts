@@ -1,5 +1,5 @@
 // The planner: a pure function of (desired, live) → plan. Generic over resource kinds.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { DesiredItem, DesiredOrganization, DesiredState } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
 import type { LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
@@ -13,7 +13,8 @@ import {
 
 export interface PlanOptions { baseUrl: string; kind?: 'plan' | 'drift' }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+// One-shot hashing: it runs once per managed item.
+const sha256 = (text: string) => hash('sha256', text, 'hex');
 
 export function computePlan(desired: DesiredState, live: LiveState, options: PlanOptions): PlanResult {
   const changes: Change[] = [];
@@ -89,11 +90,16 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
     changes,
     unmanaged,
     warnings: [],
-    managed: managed.sort((a, b) => a.address.localeCompare(b.address)),
+    managed: managed.sort(byAddress),
   };
   const result: PlanResult = { plan, executions, liveCounts };
   plan.warnings = safetyWarnings(result);
   return result;
+}
+
+/** Code-unit order: stable across machines and locales (localeCompare is neither, and slow). */
+function byAddress(a: ManagedItem, b: ManagedItem): number {
+  return a.address < b.address ? -1 : a.address > b.address ? 1 : 0;
 }
 
 function groupBy<T>(list: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
@@ -188,7 +194,8 @@ function itemDigest(kind: ResourceKind, address: string, item: DesiredItem | und
 }
 
 function fingerprintOf(managed: ManagedItem[], desired: DesiredState): string {
-  const items = [...managed].sort((a, b) => a.address.localeCompare(b.address)).map((m) => [m.address, m.digest]);
+  // Already sorted by computePlan; sorting again keeps the fingerprint independent of callers.
+  const items = [...managed].sort(byAddress).map((m) => [m.address, m.digest]);
   const prune = desired.organizations.map((o) => [o.id, o.prune]);
   return `sha256:${sha256(canonicalJson({ items, prune }))}`;
 }
