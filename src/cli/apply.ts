@@ -12,6 +12,7 @@ import { parseSavedPlan, staleItems, type SavedPlan } from '../plan/saved-plan.j
 import { DEFAULT_MAX_DELETE_PERCENT, safetyViolations, safetyWarnings } from '../plan/safety.js';
 import { renderApplyJson, renderApplyText, outcomeLine } from '../render/apply-report.js';
 import { renderText } from '../render/text.js';
+import { printable } from '../render/printable.js';
 import { SYMBOL } from '../render/values.js';
 import { apiSettings, planFromFiles, progressLine } from './context.js';
 import { useColor } from './output.js';
@@ -92,7 +93,7 @@ export async function run(args: string[], opts: Record<string, unknown>): Promis
     }
     const violations = safetyViolations(result, safety);
     if (violations.length > 0) {
-      for (const v of violations) process.stderr.write(`refused: ${v.message}; to allow it, pass ${v.allowWith}\n`);
+      for (const v of violations) process.stderr.write(`refused: ${printable(v.message)}; to allow it, pass ${v.allowWith}\n`);
       process.stderr.write('Nothing was applied.\n');
       return EXIT_SAFETY;
     }
@@ -133,7 +134,7 @@ export async function run(args: string[], opts: Record<string, unknown>): Promis
       report = await executePlan(result, client, {
         parallelism: settings.parallelism,
         signal: controller.signal,
-        onStart: (change, started, total) => live.update(`[${started}/${total}] ${SYMBOL[change.action]} ${change.address} …`),
+        onStart: (change, started, total) => live.update(`[${started}/${total}] ${SYMBOL[change.action]} ${printable(change.address)} …`),
         onOutcome: (o: ChangeOutcome, done, total) => { if (perLine) process.stderr.write(`${outcomeLine(o, done, total)}\n`); },
       });
     } finally {
