@@ -188,10 +188,10 @@ describe('apply', () => {
 });
 
 describe('apply under faults', () => {
-  it('with --fault-rate 0.2 either succeeds or names exactly the failed changes, and a second apply converges', async () => {
+  it.each([0.1, 0.2, 0.3])('with --fault-rate %s either succeeds or names exactly the failed changes, and a second apply converges', async (faultRate) => {
     await stopAllSandboxes();
     const dir = workspace({ baseUrl: '', apiKey: '' });
-    sandbox = await inProcessSandbox({ seed: SEED, faultRate: 0.2, statePath: dir.path('state.json') });
+    sandbox = await inProcessSandbox({ seed: SEED, faultRate, statePath: dir.path('state.json') });
     ws = { ...workspace(sandbox), path: dir.path };
     http = api(sandbox.baseUrl, sandbox.apiKey);
     const roles = Array.from({ length: 20 }, (_, i) => `  - name: Team ${i}\n    feature_flags_access_level: 37\n`).join('');
