@@ -133,6 +133,16 @@ roles:
     expect(diff).toEqual(['        -       "rollout_percentage": 100', '        +       "rollout_percentage": 50']);
   });
 
+  it('--verbose logs every request on stderr, and stdout keeps only the plan', async () => {
+    sandbox.stats.requests = 0;
+    const r = await ws.cli(['plan', ws.write('h.yaml', config('roles:\n  - name: Support\n')), '--format', 'json', '--verbose']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).kind).toBe('plan');
+    const logged = r.stderr.split('\n').filter((l) => /^hogsync: request (GET|POST) \/api\/\S+ → 200$/.test(l));
+    expect(logged.length).toBe(sandbox.stats.requests);
+    expect(logged.length).toBeGreaterThan(0);
+  });
+
   it('names the file it cannot write, not a temporary one', async () => {
     const r = await ws.cli(['plan', ws.write('h.yaml', config('roles:\n  - name: Support\n')), '--out', 'missing-dir/plan.json']);
     expect(r.code).toBe(1);

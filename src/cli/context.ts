@@ -1,6 +1,7 @@
 // What the API verbs share: settings from flags and environment, the client, and the
 // load → read → plan pipeline with progress on a terminal.
-import { ApiClient, createClient } from '../api/client.js';
+import { ApiClient, createClient, type ClientEvent } from '../api/client.js';
+import { printable } from '../render/printable.js';
 import { readLiveState } from '../api/live-state.js';
 import { addBlastRadius } from '../api/blast-radius.js';
 import { loadConfig } from '../config/load.js';
@@ -34,7 +35,20 @@ export function apiSettings(opts: Record<string, unknown>, env: NodeJS.ProcessEn
 }
 
 export function openClient(settings: ApiSettings): ApiClient {
-  return createClient({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, parallelism: settings.parallelism, requestsPerMinute: settings.requestsPerMinute });
+  return createClient({
+    baseUrl: settings.baseUrl,
+    apiKey: settings.apiKey,
+    parallelism: settings.parallelism,
+    requestsPerMinute: settings.requestsPerMinute,
+    // --verbose: one line per request, retry and throttle on stderr (paths come redacted from the client).
+    onEvent: settings.verbose ? (e) => process.stderr.write(`${verboseLine(e)}\n`) : undefined,
+  });
+}
+
+function verboseLine(e: ClientEvent): string {
+  const status = e.status === undefined ? '' : ` → ${e.status}`;
+  const wait = e.waitMs === undefined ? '' : ` (waiting ${e.waitMs} ms)`;
+  return printable(`hogsync: ${e.type} ${e.method} ${e.path}${status}${wait}`);
 }
 
 /** A one-line progress indicator on a terminal's stderr; silent elsewhere. */
