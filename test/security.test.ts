@@ -320,7 +320,8 @@ describe('a next link to another origin is refused, and the key is not sent ther
       const r = await ws.cli(args);
       expect({ args, code: r.code }).toEqual({ args, code: 1 });
       expect(r.stdout).toBe('');
-      const line = args.includes('--verbose') ? (r.stderr.split('\n')[0] as string) : oneLine(r);
+      // --verbose logs the requests first, then the error.
+      const line = args.includes('--verbose') ? (r.stderr.split('\n').find((l) => l.startsWith('error: ')) ?? '') : oneLine(r);
       expect(line).toMatch(/^error: .*refusing to follow .*another origin/);
       expect(line).toContain(nextOrigin);
       expectNoSecret({ stdout: r.stdout, stderr: r.stderr }, key);
