@@ -30,21 +30,26 @@ export function liveStateOf(collections: LiveCollection[]): LiveState {
   return { collections, find: (kind, scope) => index.get(collectionKey(kind, scope)) };
 }
 
-interface Read { kind: ResourceKind; scope: Scope; ids?: number[] }
+/**
+ * One collection to read: `list` reads all its pages, `ids` are GET one by one (kinds whose
+ * lists carry only basic fields). Listed records of those ids are left out: declared items
+ * come from their own GET only (a 404 there means missing, whatever the list says).
+ */
+export interface CollectionRead { kind: ResourceKind; scope: Scope; list: boolean; ids: ReadonlyArray<string | number> }
 
 /** The reads a desired state needs, in a stable order. */
-export function plannedReads(desired: DesiredState): Read[] {
-  const reads: Read[] = [];
+export function plannedReads(desired: DesiredState): CollectionRead[] {
+  const reads: CollectionRead[] = [];
   for (const org of desired.organizations) {
     const projectItems = org.items.filter((i) => i.kind === 'project');
     const livingProjects = projectItems.filter((i) => i.ensure === 'present').map((i) => Number(i.key));
     for (const kind of KINDS) {
       if (kind.parent === 'organization') {
-        const scope = { organization: org.id, project: null };
-        if (kind.read === 'get') reads.push({ kind, scope, ids: projectItems.map((i) => Number(i.key)) });
-        else reads.push({ kind, scope });
+        // Kinds read one GET per declared item are listed too: the list names the unmanaged ones.
+        const ids = kind.read === 'get' ? projectItems.map((i) => Number(i.key)) : [];
+        reads.push({ kind, scope: { organization: org.id, project: null }, list: true, ids });
       } else {
-        for (const project of livingProjects) reads.push({ kind, scope: { organization: org.id, project } });
+        for (const project of livingProjects) reads.push({ kind, scope: { organization: org.id, project }, list: true, ids: [] });
       }
     }
   }
@@ -52,22 +57,22 @@ export function plannedReads(desired: DesiredState): Read[] {
 }
 
 export async function readLiveState(api: ApiReader, desired: DesiredState, parallelism: number): Promise<LiveState> {
-  const reads = plannedReads(desired);
-  // Every list and every GET is one unit of work, so reads of many projects share the
-  // parallelism fairly. Kinds read one GET per declared item are listed too: the list names
-  // the live items no file declares (unmanaged), the GETs give the declared ones in full.
-  const units: Array<{ read: Read; id?: number }> = reads.flatMap((read) => [{ read }, ...(read.ids ?? []).map((id) => ({ read, id }))]);
-  const results = await mapLimit(units, parallelism, async ({ read, id }) => {
+  return readCollections(api, plannedReads(desired), parallelism);
+}
+
+/** Reads collections; every list and every GET is one unit of work, so they share the parallelism fairly. */
+export async function readCollections(api: ApiReader, reads: readonly CollectionRead[], parallelism: number): Promise<LiveState> {
+  const units = reads.flatMap((read) => [...(read.list ? [{ read }] : []), ...read.ids.map((id) => ({ read, id }))]);
+  const results = await mapLimit(units, parallelism, async ({ read, id }: { read: CollectionRead; id?: string | number }) => {
     // A project's collection answers 404 when the project does not exist: the planner names it then.
     if (id === undefined) return listRecords(api, read.kind, read.scope, read.kind.parent === 'project');
     const record = await getRecord(api, read.kind, read.scope, id);
     return record ? [record] : [];
   });
-  const byRead = new Map<Read, LiveRecord[]>();
+  const byRead = new Map<CollectionRead, LiveRecord[]>();
   units.forEach((unit, i) => {
     let records = results[i] ?? [];
-    // Declared items come from their own GET only (a 404 there means missing, whatever the list says).
-    if (unit.id === undefined && unit.read.ids) {
+    if (!('id' in unit) && unit.read.ids.length > 0) {
       const declared = new Set(unit.read.ids.map(String));
       records = records.filter((r) => !declared.has(String(unit.read.kind.liveId(r))));
     }
