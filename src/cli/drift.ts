@@ -21,7 +21,7 @@ export async function run(args: string[], opts: Record<string, unknown>): Promis
     : format === 'junit' ? renderJunit(plan)
     : renderText(plan, { color: !toFile && useColor(opts) });
   if (toFile) {
-    writeFileAtomic(opts.out as string, report);
+    await writeFileAtomic(opts.out as string, report);
     process.stdout.write(`${closingLine(plan)} Report written to ${opts.out}.\n`);
   } else {
     process.stdout.write(report);

@@ -47,7 +47,7 @@ export async function run(_args: string[], opts: Record<string, unknown>): Promi
   const schemaId = (JSON.parse(loadSchemaText()) as { $id: string }).$id;
   const result = exportDocument(live, { organization, schemaId, validate: loadSchemaValidator() });
   const out = typeof opts.out === 'string' ? opts.out : undefined;
-  if (out) writeFileAtomic(out, result.text);
+  if (out) await writeFileAtomic(out, result.text);
   else process.stdout.write(result.text);
 
   for (const warning of result.warnings) process.stderr.write(`export: warning: ${warning}\n`);

@@ -11,7 +11,7 @@ export async function run(args: string[], opts: Record<string, unknown>): Promis
   const { result, client } = await planFromFiles(args, settings, 'plan');
   await client.close();
   const plan = result.plan;
-  if (typeof opts.out === 'string') writeFileAtomic(opts.out, renderJson(plan));
+  if (typeof opts.out === 'string') await writeFileAtomic(opts.out, renderJson(plan));
   const format = String(opts.format ?? 'text');
   process.stdout.write(format === 'json' ? renderJson(plan) : format === 'markdown' ? renderMarkdown(plan) : renderText(plan, { color: useColor(opts) }));
   if (typeof opts.out === 'string' && format !== 'json') process.stderr.write(`Saved the plan to ${opts.out}; apply it with: hogsync apply --plan ${opts.out}\n`);

@@ -5,7 +5,7 @@
 // together with one file write (group commit), which keeps a large state fast under parallel
 // clients.
 import { readFile } from 'node:fs/promises';
-import { writeFileAtomic } from './atomic-file.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { clone, isObject } from './json.js';
 import { STATE_FORMAT, type SandboxState } from './state.js';
 
@@ -87,7 +87,7 @@ export class SandboxStore {
     if (changed && this.path) {
       const content = `${JSON.stringify(this.state)}\n`;
       try {
-        await writeFileAtomic(this.path, content);
+        await writeFileAtomic(this.path, content, 0o600);
         this.committed = content;
       } catch (err) {
         // Nothing of this batch reached the disk: forget it in memory too, and refuse it.
@@ -115,7 +115,7 @@ export class SandboxStore {
   async save(): Promise<void> {
     if (!this.path) return;
     const content = `${JSON.stringify(this.state)}\n`;
-    await writeFileAtomic(this.path, content);
+    await writeFileAtomic(this.path, content, 0o600);
     this.committed = content;
   }
 
