@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { evaluateFlag, flagHash, type Person as SandboxPerson } from '../src/sandbox/blast.js';
 import { api, inProcessSandbox, SEED_EXAMPLE, stopAllSandboxes, type Api } from './support/sandbox.js';
-import { schemaErrors } from './support/sandbox-openapi.js';
+import { schemaErrors } from './support/openapi.js';
 
 type Rec = Record<string, unknown>;
 interface Page { count: number; next: string | null; results: Rec[] }

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { api, DEFAULT_ORG, inProcessSandbox, stopAllSandboxes, type Api } from './support/sandbox.js';
-import { schemaErrors } from './support/sandbox-openapi.js';
+import { schemaErrors } from './support/openapi.js';
 
 type Rec = Record<string, unknown>;
 const P = `/api/organizations/${DEFAULT_ORG}/projects`;

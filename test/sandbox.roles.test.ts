@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { api, inProcessSandbox, stopAllSandboxes, type Api } from './support/sandbox.js';
-import { schemaErrors } from './support/sandbox-openapi.js';
+import { schemaErrors } from './support/openapi.js';
 
 type Rec = Record<string, unknown>;
 interface Page { count: number; next: string | null; previous: string | null; results: Rec[] }

@@ -1,5 +1,7 @@
-// Contract checks against the real API's OpenAPI document (reference/posthog-openapi-subset.yaml):
-// validateRequest / validateResponse answer a list of problems (empty when the call fits).
+// Contract checks against the real API's OpenAPI document (test/fixtures/posthog-openapi-subset.yaml,
+// see test/fixtures/README.md for where it came from): validateRequest / validateResponse answer a
+// list of problems for one call, schemaErrors one for a record against a named component schema
+// (each empty when it fits). This is the one OpenAPI → JSON Schema converter of the tests.
 // The document is OpenAPI 3.0, so its schemas are converted for ajv first:
 //   - `nullable: true` becomes a JSON Schema null (also on enums, $ref and allOf wrappers);
 //   - readOnly properties are not required in requests, and sending one is a problem
@@ -12,7 +14,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import formatsModule from 'ajv-formats';
 import { parse } from 'yaml';
 
-export const OPENAPI_FILE = new URL('../../../shared/reference/posthog-openapi-subset.yaml', import.meta.url);
+export const OPENAPI_FILE = new URL('../fixtures/posthog-openapi-subset.yaml', import.meta.url);
 
 type Schema = Record<string, unknown>;
 type Direction = 'request' | 'response';
@@ -133,6 +135,12 @@ export function validateResponse(method: string, path: string, status: number, b
   // "No response body": nothing to check the body against.
   if (schema === undefined) return [];
   return check(validator(schema, 'response'), body, 'response body', 'response');
+}
+
+/** Problems of a record the API answers, against components.schemas[name] (response direction). */
+export function schemaErrors(name: string, value: unknown): string[] {
+  if (load().doc.components?.schemas?.[name] === undefined) return [`no schema ${name} in the OpenAPI document`];
+  return check(validator({ $ref: `#/components/schemas/${name}` }, 'response'), value, 'record', 'response');
 }
 
 function checkParameters(match: MatchedOperation): string[] {
