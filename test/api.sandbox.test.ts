@@ -42,9 +42,12 @@ describe('ApiClient against the sandbox', () => {
   it('reads and writes every endpoint', async () => {
     expect((await client.request('GET', project)).body).toMatchObject({ id: 12345, name: 'Web app' });
     expect((await client.request('PATCH', project, { body: { timezone: 'Europe/Berlin' } })).body).toMatchObject({ timezone: 'Europe/Berlin' });
-    for (const action of ['access_controls', 'activity', 'global_access_controls', 'is_generating_demo_data']) {
+    for (const action of ['access_controls', 'global_access_controls', 'is_generating_demo_data']) {
       expect((await client.request('GET', `${project}${action}/`)).status).toBe(200);
     }
+    // The project's own activity action takes no personal key; its log is read through activity_log.
+    expect((await failure(client.request('GET', `${project}activity/`))).request?.status).toBe(403);
+    expect((await client.request<{ results: unknown[] }>('GET', '/api/projects/12345/activity_log/')).body.results.length).toBeGreaterThan(0);
     for (const action of ['add_product_intent', 'complete_product_onboarding', 'reset_token']) {
       expect((await client.request('PATCH', `${project}${action}/`, { body: {} })).status).toBe(200);
     }

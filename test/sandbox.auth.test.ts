@@ -82,7 +82,7 @@ describe('sandbox authentication', () => {
   it('lets read scopes read, and a write scope imply its read scope', async () => {
     const ro = api(baseUrl, KEYS.readOnly);
     expect((await ro.get(`/api/organizations/${ORG_A}/roles/`)).status).toBe(200);
-    expect((await ro.get(`/api/organizations/${ORG_A}/projects/100/activity/`)).status).toBe(200);
+    expect((await ro.get(`/api/organizations/${ORG_A}/projects/100/access_controls/`)).status).toBe(200);
     expect((await ro.get('/api/projects/100/feature_flags/')).status).toBe(200);
     const ow = api(baseUrl, KEYS.orgWrite);
     const roles = await ow.get(`/api/organizations/${ORG_A}/roles/`);

@@ -127,7 +127,7 @@ describe('sandbox projects', () => {
   });
 
   it('serves the read views with the project record shape', async () => {
-    for (const view of ['access_controls', 'activity', 'global_access_controls', 'is_generating_demo_data']) {
+    for (const view of ['access_controls', 'global_access_controls', 'is_generating_demo_data']) {
       const r = await c.get(`${P}/12346/${view}/`);
       expect(r.status, view).toBe(200);
       expect((r.body as Rec).id).toBe(12346);

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { ROUTES } from '../src/sandbox/routes/index.js';
+import { NO_PERSONAL_KEYS } from '../src/sandbox/router.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 import type { SeedDocument } from '../src/sandbox/seed.js';
 import { api, inProcessSandbox, spawnSandbox, stopAllSandboxes } from './support/sandbox.js';
@@ -34,8 +35,8 @@ describe('expectNoSecret (the check the rest of this file relies on)', () => {
 // 1. Every sandbox endpoint: 401 without a valid key, 403 naming the scope without it.
 // ---------------------------------------------------------------------------------------------
 
-type Scope = 'project:read' | 'project:write' | 'organization:read' | 'organization:write' | 'feature_flag:read' | 'feature_flag:write';
-const OBJECTS = ['project', 'organization', 'feature_flag'] as const;
+const OBJECTS = ['project', 'organization', 'feature_flag', 'activity_log'] as const;
+type Scope = `${(typeof OBJECTS)[number]}:${'read' | 'write'}`;
 const SCOPES: Scope[] = OBJECTS.flatMap((o) => [`${o}:read`, `${o}:write`] as Scope[]);
 
 interface Ids { role: number; proxy: string; flag: number }
@@ -44,7 +45,8 @@ interface Endpoint {
   /** The sandbox route pattern it exercises (checked against the route table). */
   pattern: string;
   path: (ids: Ids) => string;
-  scope: Scope;
+  /** The scope it needs; NO_PERSONAL_KEYS: no key may call it (the real API's actions without a scope). */
+  scope: Scope | typeof NO_PERSONAL_KEYS;
   body?: unknown;
 }
 
@@ -60,8 +62,10 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', pattern: item, path: () => projectPath, scope: 'project:read' },
   { method: 'PATCH', pattern: item, path: () => projectPath, scope: 'project:write', body: { name: 'Renamed' } },
   { method: 'DELETE', pattern: item, path: () => projectPath, scope: 'project:write' },
-  ...['access_controls', 'activity', 'global_access_controls', 'is_generating_demo_data'].map((action): Endpoint => (
+  ...['access_controls', 'global_access_controls', 'is_generating_demo_data'].map((action): Endpoint => (
     { method: 'GET', pattern: `${item}${action}/`, path: () => `${projectPath}${action}/`, scope: 'project:read' })),
+  { method: 'GET', pattern: `${item}activity/`, path: () => `${projectPath}activity/`, scope: NO_PERSONAL_KEYS },
+  { method: 'GET', pattern: '/api/projects/:project/activity_log/', path: () => `/api/projects/${PROJECT}/activity_log/`, scope: 'activity_log:read' },
   { method: 'PATCH', pattern: `${item}add_product_intent/`, path: () => `${projectPath}add_product_intent/`, scope: 'project:write', body: { product_type: 'feature_flags' } },
   { method: 'PATCH', pattern: `${item}complete_product_onboarding/`, path: () => `${projectPath}complete_product_onboarding/`, scope: 'project:write', body: { type: 'feature_flags' } },
   { method: 'PATCH', pattern: `${item}reset_token/`, path: () => `${projectPath}reset_token/`, scope: 'project:write', body: {} },
@@ -158,16 +162,25 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
     expect(unknown.body).toMatchObject({ type: 'authentication_error', code: 'authentication_failed', attr: null });
   });
 
-  it.each(ENDPOINTS.map((e) => [label(e), e] as const))('%s: 403 naming the scope for a key without it', async (_name, e) => {
+  const scoped = ENDPOINTS.flatMap((e) => (e.scope === NO_PERSONAL_KEYS ? [] : [{ ...e, scope: e.scope }]));
+  it.each(scoped.map((e) => [label(e), e] as const))('%s: 403 naming the scope for a key without it', async (_name, e) => {
     const r = await api(sandbox.baseUrl, without[e.scope]).call(e.method, e.path(ids), e.body);
     expect(r.status).toBe(403);
     expect(r.body).toEqual({ type: 'authentication_error', code: 'permission_denied', detail: `API key missing required scope '${e.scope}'`, attr: null });
   });
 
+  it('the project\'s activity action refuses every personal key, even one with every scope', async () => {
+    for (const e of ENDPOINTS.filter((x) => x.scope === NO_PERSONAL_KEYS)) {
+      const r = await api(sandbox.baseUrl, sandbox.apiKey).call(e.method, e.path(ids), e.body);
+      expect(r.status).toBe(403);
+      expect(r.body).toEqual({ type: 'authentication_error', code: 'permission_denied', detail: 'This action does not support Personal API Key access', attr: null });
+    }
+  });
+
   // Last: these calls change state (deletes run at the end, the project's own last).
   it('a key with exactly that scope gets through (the scope is the right one and enough)', async () => {
     const order = (e: Endpoint) => (e.method !== 'DELETE' ? 0 : e.pattern === item ? 2 : 1);
-    for (const e of [...ENDPOINTS].sort((a, b) => order(a) - order(b))) {
+    for (const e of [...scoped].sort((a, b) => order(a) - order(b))) {
       const r = await api(sandbox.baseUrl, only[e.scope]).call(e.method, e.path(ids), e.body);
       const expected = e.method === 'DELETE' && e.scope === 'feature_flag:write' ? [405] : [200, 201, 204];
       expect({ endpoint: label(e), status: r.status }, JSON.stringify(r.body)).toEqual({ endpoint: label(e), status: expect.toBeOneOf(expected) });

@@ -36,13 +36,15 @@ export function emptyState(): SandboxState {
     version: 1,
     primary_key: primary,
     user: sandboxUser(),
-    keys: [{ key: primary, label: 'sandbox (all scopes)', scopes: ['*'], organizations: null }],
+    users: [],
+    keys: [{ key: primary, label: 'sandbox (all scopes)', scopes: ['*'], organizations: null, user: 1 }],
     organizations: [],
     projects: [],
     proxy_records: [],
     roles: [],
     feature_flags: [],
     persons: [],
+    activity_log: [],
     next_ids: { feature_flag: 1, dashboard: 1 },
   };
 }

@@ -3,8 +3,9 @@
 // checks every route shares in Django REST framework's order: unknown path 404, no valid key
 // 401, a method the path does not serve 405, missing scope 403; only then is the body parsed
 // (so a malformed body from an unauthorized caller is still a 401).
+import { actorOf, loggedWrite } from './activity.js';
 import { authenticate, requireScope } from './auth.js';
-import { methodNotAllowed, notFound } from './errors.js';
+import { methodNotAllowed, notFound, permissionDenied } from './errors.js';
 import type { Json, JsonObject } from './json.js';
 import type { SandboxStore } from './store.js';
 import type { ApiKeyState, Scope } from './state.js';
@@ -18,16 +19,20 @@ export interface RequestContext {
   params: Record<string, string>;
   body: JsonObject;
   key: ApiKeyState;
-  store: SandboxStore;
+  /** The store; its writes are logged in the activity log as the key's user (activity.ts). */
+  store: Pick<SandboxStore, 'read' | 'write'>;
 }
 
 export interface Reply { status: number; body?: Json }
 export type Handler = (ctx: RequestContext) => Promise<Reply>;
 
+/** A route no personal API key may call, whatever its scopes (the real API's actions without a scope). */
+export const NO_PERSONAL_KEYS = 'no personal API key';
+
 export interface Route {
   /** e.g. "/api/organizations/:org/roles/:id/"; also the key of the route in stats. */
   pattern: string;
-  methods: Partial<Record<Method, { scope: Scope; handler: Handler }>>;
+  methods: Partial<Record<Method, { scope: Scope | typeof NO_PERSONAL_KEYS; handler: Handler }>>;
 }
 
 export interface Match { route: Route; params: Record<string, string> }
@@ -69,6 +74,8 @@ export interface Incoming {
   /** Parses the body; called only once the caller is known to be allowed (DRF parses lazily too). */
   body: () => JsonObject;
   store: SandboxStore;
+  /** A web UI session (POST /_sandbox/web-edit/): no key needed, every permission, and the date its writes are logged at. */
+  session?: { key: ApiKeyState; at?: string };
 }
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT']);
@@ -76,10 +83,18 @@ const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT']);
 /** Runs the matched route: authentication, method, scope, body, then its handler. */
 export async function dispatch(match: Match | undefined, req: Incoming): Promise<Reply> {
   if (!match) throw notFound();
-  const key = await req.store.read((state) => authenticate(state, req.authorization));
+  const key = req.session?.key ?? await req.store.read((state) => authenticate(state, req.authorization));
   const entry = match.route.methods[req.method as Method];
   if (!entry) throw methodNotAllowed(req.method, Object.keys(match.route.methods));
-  requireScope(key, entry.scope);
+  if (!req.session) {
+    if (entry.scope === NO_PERSONAL_KEYS) throw permissionDenied('This action does not support Personal API Key access');
+    requireScope(key, entry.scope);
+  }
   const body = WRITE_METHODS.has(req.method) ? req.body() : {};
-  return entry.handler({ method: req.method, url: req.url, params: match.params, body, key, store: req.store });
+  const actor = { ...actorOf(key), ...(req.session?.at ? { at: req.session.at } : {}) };
+  const store: RequestContext['store'] = {
+    read: (fn) => req.store.read(fn),
+    write: (fn) => req.store.write((state) => loggedWrite(state, actor, match.params, fn)),
+  };
+  return entry.handler({ method: req.method, url: req.url, params: match.params, body, key, store });
 }

@@ -13,7 +13,7 @@ import { createFlag } from './model/feature-flags.js';
 import { applyProjectPatch, newProject, PROJECT_RULES, validateProjectPatch } from './model/projects.js';
 import { createProxyRecord, PROXY_STATUSES } from './model/proxy-records.js';
 import { createRole } from './model/roles.js';
-import type { SandboxState } from './state.js';
+import { ALL_SCOPES, type SandboxState } from './state.js';
 
 export interface SeedPerson { distinct_id: string; properties?: JsonObject }
 export interface SeedProject {
@@ -34,7 +34,9 @@ export interface SeedOrganization {
   roles?: SeedRole[];
 }
 export interface SeedKey { key: string; label?: string; scopes: string[]; organizations?: string[] }
-export interface SeedDocument { organizations?: SeedOrganization[]; keys?: SeedKey[] }
+/** A user besides the sandbox's own: acts with their keys, or in the web UI (POST /_sandbox/web-edit/). */
+export interface SeedUser { first_name: string; last_name?: string; email: string; keys?: SeedKey[] }
+export interface SeedDocument { organizations?: SeedOrganization[]; keys?: SeedKey[]; users?: SeedUser[] }
 
 export class SeedError extends Error {
   constructor(source: string, where: string, message: string) {
@@ -84,8 +86,8 @@ export function stateFromSeed(doc: unknown, source: string): SandboxState {
     }
   };
   if (doc === null || doc === undefined) doc = {};
-  if (!isObject(doc)) return fail('', 'must be a mapping with `organizations` (and optionally `keys`)');
-  for (const k of Object.keys(doc)) if (k !== 'organizations' && k !== 'keys') fail(k, 'unknown key (expected organizations, keys)');
+  if (!isObject(doc)) return fail('', 'must be a mapping with `organizations` (and optionally `keys`, `users`)');
+  for (const k of Object.keys(doc)) if (!['organizations', 'keys', 'users'].includes(k)) fail(k, 'unknown key (expected organizations, keys, users)');
 
   const state = emptyState();
   let nextProjectId = FIRST_PROJECT_ID;
@@ -148,22 +150,45 @@ export function stateFromSeed(doc: unknown, source: string): SandboxState {
     }
   }
 
-  for (const [ki, k] of list(doc.keys, 'keys', fail).entries()) {
-    const kat = `keys[${ki}]`;
+  const addKey = (k: JsonObject, kat: string, user: number, fallbackLabel: string): void => {
     if (typeof k.key !== 'string' || k.key.length < 8) fail(`${kat}.key`, 'must be a string of at least 8 characters (e.g. phx_readonly_…)');
     const key = k.key as string;
     if (state.keys.some((x) => x.key === key)) fail(`${kat}.key`, 'duplicate key');
     const scopes = k.scopes;
     if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === 'string' && (s === '*' || isScope(s)))) {
-      fail(`${kat}.scopes`, 'must be a list of scopes: *, project:read, project:write, organization:read, organization:write, feature_flag:read, feature_flag:write');
+      fail(`${kat}.scopes`, `must be a list of scopes: *, ${ALL_SCOPES.join(', ')}`);
     }
     let orgs: string[] | null = null;
     if (k.organizations !== undefined && k.organizations !== null) {
       if (!Array.isArray(k.organizations) || !k.organizations.every((o) => typeof o === 'string')) fail(`${kat}.organizations`, 'must be a list of organization ids');
       orgs = k.organizations as string[];
     }
-    const label = typeof k.label === 'string' ? k.label : `seed key ${ki + 1}`;
-    state.keys.push({ key, label, scopes: scopes as string[], organizations: orgs });
+    const label = typeof k.label === 'string' ? k.label : fallbackLabel;
+    state.keys.push({ key, label, scopes: scopes as string[], organizations: orgs, user });
+  };
+  for (const [ki, k] of list(doc.keys, 'keys', fail).entries()) addKey(k, `keys[${ki}]`, state.user.id, `seed key ${ki + 1}`);
+
+  for (const [ui, u] of list(doc.users, 'users', fail).entries()) {
+    const uat = `users[${ui}]`;
+    for (const k of Object.keys(u)) if (!['first_name', 'last_name', 'email', 'keys'].includes(k)) fail(`${uat}.${k}`, 'unknown key (expected first_name, last_name, email, keys)');
+    if (typeof u.email !== 'string' || !/^[^\s@]+@[^\s@]+$/.test(u.email)) fail(`${uat}.email`, 'must be an email address');
+    const email = u.email as string;
+    if ([state.user, ...state.users].some((x) => x.email.toLowerCase() === email.toLowerCase())) fail(`${uat}.email`, `duplicate user ${email}`);
+    if (typeof u.first_name !== 'string' || u.first_name.trim() === '') fail(`${uat}.first_name`, 'must be a non-empty string');
+    if (u.last_name !== undefined && typeof u.last_name !== 'string') fail(`${uat}.last_name`, 'must be a string');
+    const id = state.user.id + state.users.length + 1;
+    state.users.push({
+      id,
+      uuid: `0190d1c4-6a1e-7c3d-8e4f-${String(id).padStart(12, '0')}`,
+      distinct_id: `sandbox-user-${id}`,
+      first_name: u.first_name as string,
+      last_name: (u.last_name as string | undefined) ?? '',
+      email,
+      is_email_verified: true,
+      hedgehog_config: null,
+      role_at_organization: null,
+    });
+    for (const [ki, k] of list(u.keys, `${uat}.keys`, fail).entries()) addKey(k, `${uat}.keys[${ki}]`, id, `${email} key ${ki + 1}`);
   }
   return state;
 }

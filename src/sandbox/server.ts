@@ -15,6 +15,7 @@ import { loadSeedFile, stateFromSeed, type SeedDocument } from './seed.js';
 import type { SandboxState } from './state.js';
 import { countRequest, emptyStats, type Stats } from './stats.js';
 import { loadStateFile, SandboxStore } from './store.js';
+import { WEB_EDIT_PATH, webEdit } from './web-edit.js';
 
 export interface SandboxOptions {
   /** 0 (the default) takes any free port. */
@@ -117,6 +118,16 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
       url = new URL(req.url ?? '/', req.headers.host ? `http://${req.headers.host}` : baseUrl);
     } catch {
       url = new URL(req.url ?? '/', baseUrl);
+    }
+    if ((url.pathname === WEB_EDIT_PATH || `${url.pathname}/` === WEB_EDIT_PATH) && method === 'POST') {
+      try {
+        const reply = await webEdit(parseJsonObject(await readBody(req), req.headers['content-type']), url, store);
+        sendJson(res, reply.status, reply.body);
+      } catch (err) {
+        const e = err instanceof ApiError ? err : serverError();
+        sendJson(res, e.status, e.body, e.headers);
+      }
+      return;
     }
     if (url.pathname.startsWith(INTERNAL_PREFIX) || url.pathname === INTERNAL_PREFIX.slice(0, -1)) {
       req.resume();

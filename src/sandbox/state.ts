@@ -72,9 +72,10 @@ export interface FeatureFlagState extends JsonObject {
 
 export interface PersonState extends JsonObject { project: number; distinct_id: string; properties: JsonObject }
 
-export type Scope = `${'project' | 'organization' | 'feature_flag'}:${'read' | 'write'}`;
+export type Scope = `${'project' | 'organization' | 'feature_flag' | 'activity_log'}:${'read' | 'write'}`;
 export const ALL_SCOPES: readonly Scope[] = [
   'project:read', 'project:write', 'organization:read', 'organization:write', 'feature_flag:read', 'feature_flag:write',
+  'activity_log:read', 'activity_log:write',
 ];
 
 export interface ApiKeyState extends JsonObject {
@@ -84,6 +85,27 @@ export interface ApiKeyState extends JsonObject {
   scopes: string[];
   /** Organizations the key may reach; null = every organization. */
   organizations: string[] | null;
+  /** Id of the user who owns the key: the acting user of its writes. */
+  user: number;
+}
+
+/**
+ * One entry of a project's activity log, as the real API keeps it (src/sandbox/activity.ts
+ * records them): `team_id` is the project, null for an organization's entries (roles), which
+ * show in every project's log of that organization.
+ */
+export interface ActivityEntryState extends JsonObject {
+  id: string;
+  organization_id: string;
+  team_id: number | null;
+  /** Id of the acting user; null for the system. */
+  user: number | null;
+  is_system: boolean;
+  activity: string;
+  scope: string;
+  item_id: string;
+  detail: JsonObject;
+  created_at: string;
 }
 
 export interface SandboxState extends JsonObject {
@@ -92,6 +114,8 @@ export interface SandboxState extends JsonObject {
   /** The key printed on start (every scope, every organization). */
   primary_key: string;
   user: UserBasic;
+  /** Further users (from the seed): they own keys, and act in the web UI (POST /_sandbox/web-edit/). */
+  users: UserBasic[];
   keys: ApiKeyState[];
   organizations: OrganizationState[];
   projects: ProjectState[];
@@ -99,6 +123,8 @@ export interface SandboxState extends JsonObject {
   roles: RoleState[];
   feature_flags: FeatureFlagState[];
   persons: PersonState[];
+  /** Oldest first; answered newest first. */
+  activity_log: ActivityEntryState[];
   next_ids: { feature_flag: number; dashboard: number };
 }
 

@@ -6,6 +6,7 @@
 // clients.
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { withActivityDefaults } from './activity.js';
 import { clone, isObject } from './json.js';
 import { STATE_FORMAT, type SandboxState } from './state.js';
 
@@ -143,5 +144,5 @@ export async function loadStateFile(path: string): Promise<SandboxState | undefi
   if (!isObject(parsed) || parsed.format !== STATE_FORMAT || parsed.version !== 1) {
     throw new Error(`${path} is not a hogsync sandbox state file (expected "format": "${STATE_FORMAT}", "version": 1)`);
   }
-  return parsed as SandboxState;
+  return withActivityDefaults(parsed as SandboxState);
 }

@@ -1,5 +1,6 @@
 // Project routes: list, read, update, delete, the read-only views and the update actions of
 // /api/organizations/:org/projects/:id/, and GET /api/projects/ across organizations.
+import { activityPage, projectActivity } from '../activity.js';
 import { canReachOrganization } from '../auth.js';
 import { notFound } from '../errors.js';
 import {
@@ -7,7 +8,7 @@ import {
   renderProjectBasic, resetToken, validateProjectPatch,
 } from '../model/projects.js';
 import { paginate } from '../pagination.js';
-import type { Handler, RequestContext, Route } from '../router.js';
+import { NO_PERSONAL_KEYS, type Handler, type RequestContext, type Route } from '../router.js';
 import type { ProjectState, SandboxState } from '../state.js';
 import { intParam, organizationOf } from './common.js';
 
@@ -42,6 +43,12 @@ const remove: Handler = (ctx) => ctx.store.write((state) => {
   return { status: 204 };
 });
 
+/** The project's own activity action: its settings' log (scope Team). Personal keys are refused (the real action declares no scope). */
+const activity: Handler = (ctx) => ctx.store.read((state) => {
+  const project = projectIn(ctx, state);
+  return { status: 200, body: activityPage(state, projectActivity(state, project, { scope: 'Team', itemId: String(project.id) }), ctx.url, 'limit') };
+});
+
 /** An update action: finds the project, applies `act`, answers the record. */
 function action(act: (project: ProjectState, ctx: RequestContext) => void): Handler {
   return (ctx) => ctx.store.write((state) => {
@@ -59,7 +66,7 @@ export const projectRoutes: Route[] = [
   { pattern: '/api/projects/', methods: { GET: { scope: 'project:read', handler: listAll } } },
   { pattern: '/api/organizations/:org/projects/', methods: { GET: { scope: 'project:read', handler: list } } },
   view('access_controls'),
-  view('activity'),
+  { pattern: `${item}activity/`, methods: { GET: { scope: NO_PERSONAL_KEYS, handler: activity } } },
   view('global_access_controls'),
   view('is_generating_demo_data'),
   update_action('add_product_intent', action((p, ctx) => addProductIntent(p, ctx.body))),
