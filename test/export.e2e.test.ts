@@ -162,7 +162,8 @@ describe('export', () => {
     // Flags by key, deleted ones left out, empty server-added keys dropped, the rest kept.
     expect(web.feature_flags?.map((f) => f.key)).toEqual(['archived', 'new-checkout', 'pricing-test', 'simple-on']);
     expect(web.feature_flags?.find((f) => f.key === 'simple-on')).toEqual({
-      key: 'simple-on', name: '', active: true, filters: { groups: [] }, ensure_experience_continuity: false, tags: [],
+      // The API's default release condition for a flag created without filters.
+      key: 'simple-on', name: '', active: true, filters: { groups: [{ properties: [], rollout_percentage: null }] }, ensure_experience_continuity: false, tags: [],
     });
     expect(web.feature_flags?.find((f) => f.key === 'archived')).toMatchObject({ active: false, ensure_experience_continuity: true, tags: ['billing', 'legacy'] });
     expect(web.feature_flags?.find((f) => f.key === 'pricing-test')?.filters).toEqual(SEED.organizations?.[0]?.projects?.[0]?.feature_flags?.[1]?.filters);

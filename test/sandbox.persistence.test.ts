@@ -83,7 +83,7 @@ describe('sandbox state file', () => {
   it('restarts in process from the file, with the same key, ids and records', async () => {
     const first = await inProcessSandbox({ statePath });
     const c1 = api(first.baseUrl, first.apiKey);
-    const flag = (await c1.post('/api/projects/12345/feature_flags/', { key: 'persisted', filters: { groups: [] } })).body as Rec;
+    const flag = (await c1.post('/api/projects/12345/feature_flags/', { key: 'persisted', filters: { groups: [{ properties: [], rollout_percentage: 50 }] } })).body as Rec;
     await first.stop();
     const second = await inProcessSandbox({ statePath, seed: SEED_EXAMPLE });
     expect(second.origin).toBe('state');

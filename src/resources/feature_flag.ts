@@ -16,7 +16,7 @@ export const featureFlag: ResourceKind = {
   fields: fieldsFromSchema('feature_flag', ['key']),
   // Inside `filters`: defaults the API fills in when a file leaves them out (ignored while
   // empty), and values it computes (always ignored).
-  serverAddedKeys: { filters: ['payloads', 'multivariate', 'aggregation_group_type_index', 'groups[].variant'] },
+  serverAddedKeys: { filters: ['payloads', 'multivariate', 'aggregation_group_type_index', 'groups[].variant', 'groups[].aggregation_group_type_index'] },
   computedKeys: { filters: ['groups[].sort_key', 'groups[].users_affected'] },
   createStatuses: [200, 201],
   deleteStatuses: [200],

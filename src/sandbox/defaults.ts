@@ -46,6 +46,8 @@ export function emptyState(): SandboxState {
     persons: [],
     activity_log: [],
     next_ids: { feature_flag: 1, dashboard: 1 },
+    flag_approvals: [],
+    change_requests: [],
   };
 }
 

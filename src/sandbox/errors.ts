@@ -1,7 +1,7 @@
 // Errors the sandbox answers with, in the real API's body shape
 // `{type, code, detail, attr}` (drf-standardized-errors, as PostHog uses it).
 
-export type ErrorType = 'validation_error' | 'authentication_error' | 'invalid_request' | 'throttled_error' | 'server_error';
+export type ErrorType = 'validation_error' | 'authentication_error' | 'invalid_request' | 'client_error' | 'throttled_error' | 'server_error';
 
 export type ErrorBody = { type: ErrorType; code: string; detail: string; attr: string | null };
 

@@ -9,7 +9,8 @@ import { emptyState, FIRST_PROJECT_ID } from './defaults.js';
 import { ApiError } from './errors.js';
 import { isUuid, uuidv7 } from './ids.js';
 import { isObject, type Json, type JsonObject } from './json.js';
-import { createFlag } from './model/feature-flags.js';
+import { seedApprovals } from './model/change-requests.js';
+import { seedFlag } from './model/feature-flags.js';
 import { applyProjectPatch, newProject, PROJECT_RULES, validateProjectPatch } from './model/projects.js';
 import { createProxyRecord, PROXY_STATUSES } from './model/proxy-records.js';
 import { createRole } from './model/roles.js';
@@ -108,7 +109,7 @@ export function stateFromSeed(doc: unknown, source: string): SandboxState {
 
     for (const [pi, p] of list(org.projects, `${at}.projects`, fail).entries()) {
       const pat = `${at}.projects[${pi}]`;
-      const { id: rawId, feature_flags: flags, persons, ...fields } = p;
+      const { id: rawId, feature_flags: flags, persons, flag_approvals: approvals, ...fields } = p;
       for (const k of Object.keys(fields)) if (!(k in PROJECT_RULES)) fail(`${pat}.${k}`, 'not a writable project field');
       if (rawId !== undefined && (typeof rawId !== 'number' || !Number.isInteger(rawId) || rawId < 1)) fail(`${pat}.id`, 'must be a positive integer');
       while (rawId === undefined && usedProjectIds.has(nextProjectId)) nextProjectId++;
@@ -118,10 +119,12 @@ export function stateFromSeed(doc: unknown, source: string): SandboxState {
       const project = newProject(projectId, orgId, `Project ${projectId}`);
       applyProjectPatch(project, apply(pat, () => validateProjectPatch(fields)));
       state.projects.push(project);
+      const approvalsError = seedApprovals(state, projectId, approvals);
+      if (approvalsError) fail(`${pat}.flag_approvals`, approvalsError);
 
       const keys = new Set<string>();
       for (const [fi, flag] of list(flags, `${pat}.feature_flags`, fail).entries()) {
-        const created = apply(`${pat}.feature_flags[${fi}]`, () => createFlag(state, projectId, flag, (k) => keys.has(k)));
+        const created = apply(`${pat}.feature_flags[${fi}]`, () => seedFlag(state, projectId, flag, (k) => keys.has(k)));
         if (!created.deleted) keys.add(created.key);
       }
       const seen = new Set<string>();

@@ -68,6 +68,29 @@ export interface FeatureFlagState extends JsonObject {
   updated_at: string;
   created_by: number;
   last_modified_by: number;
+  /** (This and the fields below may be missing from state files written before they existed.) Archived flags are left out of the list unless it names the `archived` parameter. */
+  archived: boolean;
+  /** Not listed although it holds its key: a survey's or product tour's internal flag, or one the caller may not see. */
+  hidden: 'survey' | 'product_tour' | 'restricted' | null;
+  /** Running experiments and early access features using the flag (seeded; they refuse its deletion). */
+  experiment_ids: number[];
+  early_access_features: string[];
+}
+
+/** A flag change held for approval (the real API's ChangeRequest), see model/change-requests.ts. */
+export interface ChangeRequestState extends JsonObject {
+  id: string;
+  project: number;
+  action_key: string;
+  resource_type: 'feature_flag';
+  resource_id: string;
+  state: 'pending' | 'applied' | 'failed' | 'rejected';
+  /** The PATCH body to apply on approval and the flag version it was made against. */
+  intent: JsonObject;
+  created_at: string;
+  created_by: number;
+  applied_at: string | null;
+  apply_error: string | null;
 }
 
 export interface PersonState extends JsonObject { project: number; distinct_id: string; properties: JsonObject }
@@ -126,6 +149,9 @@ export interface SandboxState extends JsonObject {
   /** Oldest first; answered newest first. */
   activity_log: ActivityEntryState[];
   next_ids: { feature_flag: number; dashboard: number };
+  /** Per project, the flag changes its approval policy gates (feature_flag.enable/disable/update). */
+  flag_approvals: { project: number; actions: string[] }[];
+  change_requests: ChangeRequestState[];
 }
 
 export const STATE_FORMAT = 'hogsync-sandbox-state';

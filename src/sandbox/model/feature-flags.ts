@@ -1,9 +1,13 @@
 // Feature flags of a project: validation (key pattern, per-project uniqueness among flags not
-// deleted, release conditions), soft delete, and the record shape of the OpenAPI FeatureFlag.
-import { validationError } from '../errors.js';
+// deleted, release conditions rewritten as the real API rewrites them, see flag-filters.ts), soft
+// delete, archiving, the refusals the real API makes (dependencies, experiments, early access
+// features, archiving an active flag), optimistic concurrency by `version`, the 2000-flag limit,
+// and the record shape of the OpenAPI FeatureFlag.
+import { ApiError, validationError } from '../errors.js';
 import { nowIso } from '../ids.js';
 import { clone, isObject, type Json, type JsonObject } from '../json.js';
 import type { FeatureFlagState, SandboxState } from '../state.js';
+import { decryptPayloads, dependencyIds, encryptPayloads, renderFilters, rewriteFilters } from './flag-filters.js';
 import {
   booleanRule, integerRule, objectRule, requireField, stringListRule, stringRule, untypedRule, validatePartial, type Rule,
 } from '../validation.js';
@@ -30,55 +34,22 @@ function integerListRule(): Rule {
   };
 }
 
-function fail(detail: string): never {
-  throw validationError('filters', detail, 'invalid_input');
-}
-
-function checkRollout(value: Json | undefined, where: string): void {
-  if (value === undefined || value === null) return;
-  if (typeof value !== 'number' || value < 0 || value > 100) fail(`${where}: rollout_percentage must be a number between 0 and 100.`);
-}
-
-/** Release conditions: checked for shape, kept as sent, plus the keys the real API always adds. */
-function filtersRule(): Rule {
-  const asObject = objectRule();
+/** Tags as the real API stores them (tagify): trimmed, lower-cased, without duplicates, sorted by name. */
+function tagsRule(): Rule {
+  const list = stringListRule();
   return (value, attr) => {
-    const filters = asObject(value, attr) as JsonObject;
-    const groups = filters.groups ?? [];
-    if (!Array.isArray(groups)) fail('groups must be a list of release conditions.');
-    for (const [i, g] of groups.entries()) {
-      if (!isObject(g)) fail(`groups[${i}] must be an object.`);
-      const props = g.properties ?? [];
-      if (!Array.isArray(props) || !props.every((p) => isObject(p) && typeof p.key === 'string')) {
-        fail(`groups[${i}].properties must be a list of property filters, each with a "key".`);
-      }
-      checkRollout(g.rollout_percentage, `groups[${i}]`);
-    }
-    const mv = filters.multivariate;
-    if (mv !== undefined && mv !== null) {
-      if (!isObject(mv) || !Array.isArray(mv.variants)) fail('multivariate must be an object with a list of variants.');
-      const list = mv.variants;
-      let sum = 0;
-      for (const v of list) {
-        if (!isObject(v) || typeof v.key !== 'string' || typeof v.rollout_percentage !== 'number') fail('each variant needs a "key" and a numeric "rollout_percentage".');
-        sum += v.rollout_percentage;
-      }
-      if (list.length > 0 && Math.abs(sum - 100) > 1e-9) fail('Invalid variant definitions: Variant rollout percentages must sum to 100.');
-    }
-    if (filters.payloads !== undefined && !isObject(filters.payloads)) fail('payloads must be an object.');
-    const out: JsonObject = clone(filters);
-    if (!('payloads' in out)) out.payloads = {};
-    if (!('multivariate' in out)) out.multivariate = null;
-    return out;
+    const tags = list(value, attr) as string[];
+    return [...new Set(tags.map((t) => t.trim().toLowerCase()).filter((t) => t !== ''))].sort();
   };
 }
 
 const FLAG_RULES: Readonly<Record<string, Rule>> = {
   name: stringRule({ allowBlank: true }),
-  filters: filtersRule(),
+  filters: objectRule(),
   active: booleanRule(),
   deleted: booleanRule(),
-  tags: stringListRule(),
+  archived: booleanRule(),
+  tags: tagsRule(),
   ensure_experience_continuity: booleanRule({ nullable: true }),
   rollback_conditions: untypedRule(),
   performed_rollback: booleanRule({ nullable: true }),
@@ -113,9 +84,10 @@ export function renderFlag(state: SandboxState, f: FeatureFlagState): JsonObject
     id: f.id,
     name: f.name,
     key: f.key,
-    filters: clone(f.filters),
+    filters: renderFilters(f),
     deleted: f.deleted,
     active: f.active,
+    archived: f.archived ?? false,
     created_by: clone(state.user),
     created_at: f.created_at,
     updated_at: f.updated_at,
@@ -124,9 +96,9 @@ export function renderFlag(state: SandboxState, f: FeatureFlagState): JsonObject
     is_simple_flag: simple,
     rollout_percentage: simple && typeof first === 'number' ? Math.round(first) : null,
     ensure_experience_continuity: f.ensure_experience_continuity,
-    experiment_set: '[]',
+    experiment_set: JSON.stringify(f.experiment_ids ?? []),
     surveys: {},
-    features: {},
+    features: Object.fromEntries((f.early_access_features ?? []).map((name, i) => [String(i), { name }])),
     rollback_conditions: clone(f.rollback_conditions),
     performed_rollback: f.performed_rollback,
     can_edit: true,
@@ -150,7 +122,7 @@ export function renderFlagMinimal(f: FeatureFlagState): JsonObject {
     team_id: f.project,
     name: f.name,
     key: f.key,
-    filters: clone(f.filters),
+    filters: renderFilters(f),
     deleted: f.deleted,
     active: f.active,
     ensure_experience_continuity: f.ensure_experience_continuity,
@@ -160,30 +132,63 @@ export function renderFlagMinimal(f: FeatureFlagState): JsonObject {
   };
 }
 
+/** A project holds at most this many flags (deleted ones aside). */
+export const MAX_FLAGS_PER_PROJECT = 2000;
+
+/** Seed-only facts about a flag: what hides it from the list, what uses it elsewhere. */
+export interface FlagExtras {
+  hidden?: FeatureFlagState['hidden'];
+  experiment_ids?: number[];
+  early_access_features?: string[];
+}
+
+function refuse(detail: string): never {
+  throw validationError(null, detail, 'invalid_input');
+}
+
+/** `archived: true` must travel with `active: false`. */
+function checkArchive(archived: boolean, active: boolean): void {
+  if (archived && active) refuse('Cannot archive an active feature flag. Disable it first (send "active": false with "archived": true).');
+}
+
 /**
  * POST: a new flag. `keyTaken` lets a bulk caller (the seed, with thousands of flags) answer the
  * uniqueness question from its own index instead of a scan of every flag per flag.
  */
-export function createFlag(state: SandboxState, project: number, body: JsonObject, keyTaken?: (key: string) => boolean): FeatureFlagState {
+export function createFlag(state: SandboxState, project: number, body: JsonObject, keyTaken?: (key: string) => boolean, extras: FlagExtras = {}): FeatureFlagState {
   const rawKey = requireField(body, 'key');
   const fields = validatePartial(FLAG_RULES, body);
   const deleted = fields.deleted === true;
   let key: string;
+  let liveCount = 0;
   if (keyTaken) {
     key = checkKey(state, project, rawKey, null, true);
     if (!deleted && keyTaken(key)) throw validationError('key', 'There is already a feature flag with this key.', 'unique');
   } else {
     key = checkKey(state, project, rawKey, null, deleted);
+    for (const f of state.feature_flags) if (f.project === project && !f.deleted) liveCount++;
   }
+  if (!deleted && liveCount >= MAX_FLAGS_PER_PROJECT) {
+    refuse(`This project already has ${MAX_FLAGS_PER_PROJECT} feature flags, the most a project can hold. Delete unused flags first.`);
+  }
+  const active = (fields.active as boolean | undefined) ?? true;
+  const archived = (fields.archived as boolean | undefined) ?? false;
+  checkArchive(archived, active && !deleted);
+  const encrypted = (fields.has_encrypted_payloads as boolean | null | undefined) ?? false;
+  const written = rewriteFilters(fields.filters, null, { state, project, self: null }) as JsonObject;
   const now = nowIso();
   const flag: FeatureFlagState = {
     id: state.next_ids.feature_flag,
     project,
     key,
     name: (fields.name as string | undefined) ?? '',
-    filters: (fields.filters as JsonObject | undefined) ?? { groups: [], payloads: {}, multivariate: null },
-    active: (fields.active as boolean | undefined) ?? true,
-    deleted: (fields.deleted as boolean | undefined) ?? false,
+    filters: encrypted ? encryptPayloads(written) : written,
+    active,
+    deleted,
+    archived,
+    hidden: extras.hidden ?? null,
+    experiment_ids: extras.experiment_ids ?? [],
+    early_access_features: extras.early_access_features ?? [],
     tags: (fields.tags as Json[] | undefined) ?? [],
     ensure_experience_continuity: (fields.ensure_experience_continuity as boolean | null | undefined) ?? false,
     rollback_conditions: fields.rollback_conditions ?? null,
@@ -191,7 +196,7 @@ export function createFlag(state: SandboxState, project: number, body: JsonObjec
     analytics_dashboards: (fields.analytics_dashboards as Json[] | undefined) ?? [],
     has_enriched_analytics: (fields.has_enriched_analytics as boolean | null | undefined) ?? false,
     is_remote_configuration: (fields.is_remote_configuration as boolean | null | undefined) ?? false,
-    has_encrypted_payloads: (fields.has_encrypted_payloads as boolean | null | undefined) ?? false,
+    has_encrypted_payloads: encrypted,
     evaluation_runtime: (fields.evaluation_runtime as string | null | undefined) ?? 'all',
     creation_context: (fields.creation_context as string | undefined) ?? 'feature_flags',
     usage_dashboard: state.next_ids.dashboard,
@@ -204,12 +209,99 @@ export function createFlag(state: SandboxState, project: number, body: JsonObjec
   // Counters move only once nothing can fail any more.
   state.next_ids.feature_flag++;
   state.next_ids.dashboard++;
+  // The real API hard-deletes the deleted flags that held the key, so the key is free again.
+  if (!deleted && !keyTaken) state.feature_flags = state.feature_flags.filter((f) => !(f.project === project && f.deleted && f.key === key));
   state.feature_flags.push(flag);
   return flag;
 }
 
-/** PATCH, including `{"deleted": true}` (the only way to delete a flag) and undeleting. */
-export function updateFlag(state: SandboxState, flag: FeatureFlagState, body: JsonObject): void {
+/** Active flags of the project (other than `flag`) whose conditions depend on `flag`. */
+export function dependentFlags(state: SandboxState, flag: FeatureFlagState): FeatureFlagState[] {
+  return state.feature_flags
+    .filter((f) => f.project === flag.project && f.id !== flag.id && !f.deleted && f.active && dependencyIds(f.filters).includes(flag.id))
+    .sort((a, b) => a.key.localeCompare(b.key));
+}
+
+function named(flags: FeatureFlagState[]): string {
+  const names = flags.slice(0, 5).map((f) => `${f.key} (ID: ${f.id})`);
+  if (flags.length > 5) names.push(`and ${flags.length - 5} more`);
+  return names.join(', ');
+}
+
+/** The refusals the real API's FeatureFlagSerializer.update makes before it writes anything. */
+function checkPreconditions(state: SandboxState, flag: FeatureFlagState, fields: JsonObject): void {
+  if (fields.deleted === true && !flag.deleted) {
+    if ((flag.early_access_features ?? []).length > 0) {
+      refuse('Cannot delete a feature flag that is in use with early access features. Please delete the early access feature before deleting the flag.');
+    }
+    if ((flag.experiment_ids ?? []).length > 0) {
+      refuse(`Cannot delete a feature flag that is linked to active experiment(s) with ID(s): ${(flag.experiment_ids ?? []).join(', ')}. Please delete the experiment(s) before deleting the flag.`);
+    }
+    const dependents = dependentFlags(state, flag);
+    if (dependents.length > 0) {
+      refuse(`Cannot delete this feature flag because other flags depend on it: ${named(dependents)}. Please update or delete the dependent flags first.`);
+    }
+  }
+  if (fields.active === false && flag.active) {
+    const dependents = dependentFlags(state, flag);
+    if (dependents.length > 0) {
+      refuse(`Cannot disable this feature flag because other flags depend on it: ${named(dependents)}. Please update or disable the dependent flags first.`);
+    }
+  }
+  if (fields.active === true && !flag.active) {
+    const ids = dependencyIds(flag.filters);
+    const disabled = state.feature_flags
+      .filter((f) => f.project === flag.project && ids.includes(f.id) && !f.deleted && !f.active)
+      .sort((a, b) => a.key.localeCompare(b.key));
+    if (disabled.length > 0) {
+      refuse(`Cannot enable this feature flag because it depends on disabled flags: ${named(disabled)}. Please enable the dependency flags first.`);
+    }
+  }
+}
+
+/** Stable JSON for comparing values whatever the order of their keys. */
+function stable(value: Json | undefined): string {
+  if (value === undefined) return 'undefined';
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(stable).join(',')}]`;
+  return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${stable(value[k])}`).join(',')}}`;
+}
+
+/**
+ * Optimistic concurrency as the real API does it: a PATCH that names the `version` it was made
+ * against and carries `original_flag` (the values it read) is refused with 409 when another
+ * write changed a field that this one changes too, since that version.
+ */
+function checkConflict(state: SandboxState, flag: FeatureFlagState, body: JsonObject, fields: JsonObject): void {
+  const version = body.version;
+  if (typeof version !== 'number' || version === -1 || version === flag.version) return;
+  const original = body.original_flag;
+  if (!isObject(original) || Object.keys(original).length === 0) return;
+  const current = renderFlag(state, flag);
+  const conflicting = Object.keys(fields).filter((field) => field in original
+    && stable(fields[field]) !== stable(original[field])
+    && stable(original[field]) !== stable(current[field])
+    && stable(fields[field]) !== stable(current[field]));
+  if (conflicting.length > 0) {
+    throw new ApiError(409, {
+      type: 'client_error',
+      code: 'conflict',
+      detail: `The feature flag was updated by ${state.user.email} since you started editing it. Please refresh and try again.`,
+      attr: null,
+    });
+  }
+}
+
+/** A PATCH validated and checked, ready to be written (nothing has changed yet). */
+export interface PreparedUpdate {
+  flag: FeatureFlagState;
+  fields: JsonObject;
+  key: string;
+  filters: JsonObject | undefined;
+}
+
+/** Validates a PATCH body against a flag; throws the API's 400 (or 409 conflict) without changing anything. */
+export function prepareUpdate(state: SandboxState, flag: FeatureFlagState, body: JsonObject): PreparedUpdate {
   const fields = validatePartial(FLAG_RULES, body);
   delete fields.creation_context; // write-once, as on the real API
   const deleted = (fields.deleted as boolean | undefined) ?? flag.deleted;
@@ -217,17 +309,71 @@ export function updateFlag(state: SandboxState, flag: FeatureFlagState, body: Js
   const key = body.key !== undefined || (flag.deleted && !deleted)
     ? checkKey(state, flag.project, body.key ?? flag.key, flag.id, deleted)
     : flag.key;
+  const stored = flag.has_encrypted_payloads ? decryptPayloads(flag.filters) : flag.filters;
+  const filters = rewriteFilters(fields.filters, stored, { state, project: flag.project, self: { ...flag, key } });
+  delete fields.filters;
+  const active = (fields.active as boolean | undefined) ?? flag.active;
+  const archived = (fields.archived as boolean | undefined) ?? flag.archived ?? false;
+  if (fields.archived === true || (archived && fields.active === true)) checkArchive(archived, active && !deleted);
+  return { flag, fields, key, filters };
+}
+
+/** Checks the API's preconditions and the version, then writes a prepared PATCH. */
+export function commitUpdate(state: SandboxState, prepared: PreparedUpdate, body: JsonObject): void {
+  const { flag, fields, key, filters } = prepared;
+  checkPreconditions(state, flag, fields);
+  checkConflict(state, flag, body, filters === undefined ? fields : { ...fields, filters });
+  const encrypted = (fields.has_encrypted_payloads as boolean | null | undefined) ?? flag.has_encrypted_payloads;
+  const plain = filters ?? (flag.has_encrypted_payloads ? decryptPayloads(flag.filters) : flag.filters);
   Object.assign(flag, fields);
+  flag.filters = encrypted ? encryptPayloads(plain) : plain;
   flag.key = key;
+  if (fields.active === true) flag.performed_rollback = false;
   flag.version++;
   flag.updated_at = nowIso();
   flag.last_modified_by = state.user.id;
+}
+
+/** PATCH, including `{"deleted": true}` (the only way to delete a flag) and undeleting. */
+export function updateFlag(state: SandboxState, flag: FeatureFlagState, body: JsonObject): void {
+  commitUpdate(state, prepareUpdate(state, flag, body), body);
 }
 
 export function findFlag(state: SandboxState, project: number, id: number): FeatureFlagState | undefined {
   return state.feature_flags.find((f) => f.project === project && f.id === id);
 }
 
+/** Flags the project's list shows by default: not deleted, not archived, not hidden. */
 export function liveFlags(state: SandboxState, project: number): FeatureFlagState[] {
-  return state.feature_flags.filter((f) => f.project === project && !f.deleted);
+  return state.feature_flags.filter((f) => f.project === project && !f.deleted && !f.archived && !f.hidden);
+}
+
+/** Flags that evaluate (local_evaluation, my_flags, evaluation_reasons): archived ones aside. */
+export function evaluatedFlags(state: SandboxState, project: number): FeatureFlagState[] {
+  return state.feature_flags.filter((f) => f.project === project && !f.deleted && !f.archived);
+}
+
+const HIDDEN_KINDS = ['survey', 'product_tour', 'restricted'] as const;
+
+/**
+ * A flag of a seed document: any field the API takes, plus facts only a seed can set:
+ * `internal` (survey | product_tour | restricted: held but never listed), `experiments` (ids of
+ * running experiments) and `early_access_features` (names), which refuse the flag's deletion.
+ */
+export function seedFlag(state: SandboxState, project: number, raw: JsonObject, keyTaken: (key: string) => boolean): FeatureFlagState {
+  const { internal, experiments, early_access_features: features, ...body } = raw;
+  if (internal !== undefined && !(HIDDEN_KINDS as readonly Json[]).includes(internal)) {
+    throw validationError('internal', `must be one of ${HIDDEN_KINDS.join(', ')}`, 'invalid_choice');
+  }
+  if (experiments !== undefined && !(Array.isArray(experiments) && experiments.every((e) => Number.isInteger(e)))) {
+    throw validationError('experiments', 'must be a list of experiment ids', 'invalid');
+  }
+  if (features !== undefined && !(Array.isArray(features) && features.every((e) => typeof e === 'string'))) {
+    throw validationError('early_access_features', 'must be a list of early access feature names', 'invalid');
+  }
+  return createFlag(state, project, body, keyTaken, {
+    hidden: (internal as FeatureFlagState['hidden'] | undefined) ?? null,
+    experiment_ids: (experiments as number[] | undefined) ?? [],
+    early_access_features: (features as string[] | undefined) ?? [],
+  });
 }
