@@ -39,7 +39,7 @@ const OBJECTS = ['project', 'organization', 'feature_flag', 'activity_log'] as c
 type Scope = `${(typeof OBJECTS)[number]}:${'read' | 'write'}`;
 const SCOPES: Scope[] = OBJECTS.flatMap((o) => [`${o}:read`, `${o}:write`] as Scope[]);
 
-interface Ids { role: number; proxy: string; flag: number }
+interface Ids { role: number; proxy: string; flag: number; approve: string; reject: string }
 interface Endpoint {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** The sandbox route pattern it exercises (checked against the route table). */
@@ -97,6 +97,10 @@ const ENDPOINTS: Endpoint[] = [
     method: 'POST', pattern: '/api/projects/:project/feature_flags/user_blast_radius/', path: () => `${flags}user_blast_radius/`, scope: 'feature_flag:write',
     body: { condition: { properties: [], rollout_percentage: 100 }, group_type_index: null },
   },
+  { method: 'GET', pattern: '/api/projects/:project/change_requests/', path: () => `/api/projects/${PROJECT}/change_requests/`, scope: 'feature_flag:read' },
+  { method: 'GET', pattern: '/api/projects/:project/change_requests/:id/', path: (ids) => `/api/projects/${PROJECT}/change_requests/${ids.approve}/`, scope: 'feature_flag:read' },
+  { method: 'POST', pattern: '/api/projects/:project/change_requests/:id/approve/', path: (ids) => `/api/projects/${PROJECT}/change_requests/${ids.approve}/approve/`, scope: 'feature_flag:write', body: {} },
+  { method: 'POST', pattern: '/api/projects/:project/change_requests/:id/reject/', path: (ids) => `/api/projects/${PROJECT}/change_requests/${ids.reject}/reject/`, scope: 'feature_flag:write', body: {} },
 ];
 
 /** Keys for the scope checks: for each scope, one with exactly it, and one with all but it. */
@@ -122,6 +126,8 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
       id: ORG,
       projects: [{
         id: PROJECT, name: 'Web app',
+        // Two held changes, for the change request endpoints (one to approve, one to reject).
+        flag_approvals: ['feature_flag.disable', 'feature_flag.update'],
         feature_flags: [{ key: 'existing', name: 'Existing', active: true, filters: { groups: [{ properties: [], rollout_percentage: 50 }] } }],
         persons: [{ distinct_id: 'user-1', properties: {} }],
       }],
@@ -141,7 +147,11 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
       role: (await first(`/api/organizations/${ORG}/roles/`)).id as number,
       proxy: String((await first(`/api/organizations/${ORG}/proxy_records/`)).id),
       flag: (await first(flags)).id as number,
+      approve: '',
+      reject: '',
     };
+    ids.approve = ((await admin.patch(`${flags}${ids.flag}/`, { active: false })).body as { change_request_id: string }).change_request_id;
+    ids.reject = ((await admin.patch(`${flags}${ids.flag}/`, { filters: { groups: [{ properties: [], rollout_percentage: 60 }] } })).body as { change_request_id: string }).change_request_id;
   });
   afterAll(stopAllSandboxes);
 
