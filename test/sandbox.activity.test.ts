@@ -103,8 +103,8 @@ describe('sandbox activity log', () => {
   it('keeps encrypted payloads out of the log', async () => {
     const flags = '/api/projects/12345/feature_flags/';
     const secret = 'sk_live_do_not_log_me';
-    const created = (await admin.post(flags, { key: 'secret-config', has_encrypted_payloads: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: secret } } })).body as { id: number };
-    expect((await admin.patch(`${flags}${created.id}/`, { filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: `${secret}-2` } } })).status).toBe(200);
+    const created = (await admin.post(flags, { key: 'secret-config', has_encrypted_payloads: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: JSON.stringify(secret) } } })).body as { id: number };
+    expect((await admin.patch(`${flags}${created.id}/`, { filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: JSON.stringify(`${secret}-2`) } } })).status).toBe(200);
     const text = JSON.stringify(await log(12345, `?item_id=${created.id}`));
     expect(text).toContain('"payloads":{"true":"********"}');
     expect(text).not.toContain(secret);

@@ -286,7 +286,7 @@ function checkConflict(state: SandboxState, flag: FeatureFlagState, body: JsonOb
     throw new ApiError(409, {
       type: 'client_error',
       code: 'conflict',
-      detail: `The feature flag was updated by ${state.user.email} since you started editing it. Please refresh and try again.`,
+      detail: `The feature flag was updated by ${[state.user, ...(state.users ?? [])].find((u) => u.id === flag.last_modified_by)?.email ?? 'another user'} since you started editing it. Please refresh and try again.`,
       attr: null,
     });
   }

@@ -1,0 +1,67 @@
+// The order of apply: waves by action within a kind and scope (keys freed before they are
+// taken), overridden by the kinds' pairs; flags ordered by their dependencies; a dependency
+// cycle among declared flags found with its keys.
+import { describe, expect, it } from 'vitest';
+import { orderWaves, type Orderable } from '../src/apply/order.js';
+import { dependencyCycle, flagOrder, type FlagChangeView } from '../src/resources/flag-order.js';
+
+const c = (address: string, action: Orderable['action'], group = 'g'): Orderable => ({ address, action, group });
+const dependsOn = (id: number) => ({ groups: [{ properties: [{ key: String(id), type: 'flag', operator: 'flag_evaluates_to', value: true }] }] });
+
+describe('orderWaves', () => {
+  it('runs deletes, then updates, then creates of one group; other groups at once', () => {
+    expect(orderWaves([c('new', 'create'), c('upd', 'update'), c('old', 'delete'), c('other', 'create', 'h')])).toEqual([['old', 'other'], ['upd'], ['new']]);
+  });
+
+  it('lets a kind put an update before a delete of its group', () => {
+    const waves = orderWaves([c('base', 'delete'), c('child', 'update'), c('unrelated', 'update')], [['child', 'base']]);
+    expect(waves).toEqual([['child'], ['base'], ['unrelated']]);
+  });
+
+  it('never leaves a change out, even when pairs form a cycle', () => {
+    const waves = orderWaves([c('a', 'update'), c('b', 'update')], [['a', 'b'], ['b', 'a']]);
+    expect(waves.flat().sort()).toEqual(['a', 'b']);
+  });
+
+  it('stays fast for thousands of changes in one group', () => {
+    const many = Array.from({ length: 3000 }, (_, i) => c(`x${i}`, i % 2 === 0 ? 'delete' : 'create'));
+    const started = Date.now();
+    expect(orderWaves(many)).toHaveLength(2);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe('flagOrder', () => {
+  const live = (id: number, active: boolean, filters: unknown = { groups: [{}] }) => ({ id, active, filters });
+
+  it('deletes and disables a dependent before the flag it depends on', () => {
+    const changes: FlagChangeView[] = [
+      { address: 'base', action: 'delete', key: 'base', live: live(1, true), values: {} },
+      { address: 'child', action: 'update', key: 'child', live: live(2, true, dependsOn(1)), values: { active: false } },
+    ];
+    expect(flagOrder(changes)).toEqual([['child', 'base']]);
+  });
+
+  it('enables a dependency before its dependent', () => {
+    const changes: FlagChangeView[] = [
+      { address: 'child', action: 'update', key: 'child', live: live(2, false, dependsOn(1)), values: { active: true } },
+      { address: 'base', action: 'update', key: 'base', live: live(1, false), values: { active: true } },
+    ];
+    expect(flagOrder(changes)).toEqual([['base', 'child']]);
+  });
+
+  it('orders nothing between flags that do not depend on each other', () => {
+    const changes: FlagChangeView[] = [
+      { address: 'a', action: 'delete', key: 'a', live: live(1, true), values: {} },
+      { address: 'b', action: 'update', key: 'b', live: live(2, true), values: { active: false } },
+    ];
+    expect(flagOrder(changes)).toEqual([]);
+  });
+
+  it('finds a cycle among declared flags, by key', () => {
+    const keys: Record<number, string> = { 1: 'a', 2: 'b', 3: 'c' };
+    const flags = [{ key: 'a', filters: dependsOn(2) }, { key: 'b', filters: dependsOn(3) }, { key: 'c', filters: dependsOn(1) }];
+    expect(dependencyCycle(flags, (id) => keys[id])).toEqual(['a', 'b', 'c', 'a']);
+    expect(dependencyCycle(flags.slice(0, 2), (id) => keys[id])).toBeNull();
+  });
+});
