@@ -3,6 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { expectNoSecret } from './support/secrets.js';
 import { ORG, config, workspace, type Workspace } from './support/workspace.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -115,5 +117,58 @@ describe('hostile API answers', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/project:.*\/12345 failed: PATCH .*projects\/12345\/ → 200: .*malformed JSON/);
     expect(writes).toEqual([`PATCH ${PROJECT}`]);
+  });
+});
+
+describe('secrets the API echoes back', () => {
+  let ws: Workspace;
+  beforeAll(() => { ws = workspace({ baseUrl: base, apiKey: 'phx_hostile_test_key_0123456789' }); });
+  afterAll(() => ws.remove());
+
+  it('a 400 whose detail echoes a ${env:…} webhook URL is reported with the URL masked, in every output', async () => {
+    const hook = 'https://hooks.slack.com/services/T000/B000/s3cr3t-w3bh00k-t0k3n';
+    const token = 's3cr3t-w3bh00k-t0k3n';
+    // The API echoes what it was sent, in the detail and in a field list, raw and JSON-escaped.
+    overrides = {
+      [PROJECT]: (req, res) => {
+        if (req.method !== 'PATCH') return sane[PROJECT]!(req, res);
+        let body = '';
+        req.setEncoding('utf8').on('data', (d: string) => { body += d; }).on('end', () => {
+          const sent = (JSON.parse(body) as { slack_incoming_webhook: string }).slack_incoming_webhook;
+          json({ type: 'validation_error', code: 'invalid_input', detail: `Enter a valid URL: ${sent} (token ${sent.split('/').pop()})`, attr: 'slack_incoming_webhook' }, 400)(req, res);
+        });
+      },
+    };
+    writes.length = 0;
+    const file = ws.write('s.yaml', config('projects:\n  - id: 12345\n    slack_incoming_webhook: https://hooks.slack.com/services/T000/B000/${env:SLACK_TOKEN}\n'));
+    const env = { HOGSYNC_BASE_URL: base, SLACK_TOKEN: token };
+    const text = await ws.cli(['apply', file, '--auto-approve', '--verbose'], env);
+    const json_ = await ws.cli(['apply', file, '--auto-approve', '--format', 'json'], env);
+    for (const r of [text, json_]) expect(r.code).toBe(1);
+    expect(text.stdout).toContain(`project:${ORG}/12345 failed: PATCH /api/organizations/${ORG}/projects/12345/ → 400: Enter a valid URL: (sensitive) (token (sensitive)) (attr slack_incoming_webhook)`);
+    const report = JSON.parse(json_.stdout);
+    expect(report.changes[0].status).toBe('failed');
+    expect(report.changes[0].error).toContain('Enter a valid URL: (sensitive)');
+    const plan = await ws.cli(['plan', file, '--out', 'plan.json', '--format', 'json'], env);
+    expect(plan.code).toBe(0);
+    expectNoSecret({
+      'apply: stdout': text.stdout, 'apply: stderr': text.stderr, 'apply json: stdout': json_.stdout, 'apply json: stderr': json_.stderr,
+      'plan: stdout': plan.stdout, 'plan.json': readFileSync(ws.path('plan.json'), 'utf8'),
+    }, [hook, token], { minFragment: 0 });
+    expect(writes).toEqual([`PATCH ${PROJECT}`, `PATCH ${PROJECT}`]);
+  });
+});
+
+describe('untrusted live names', () => {
+  let ws: Workspace;
+  beforeAll(() => { ws = workspace({ baseUrl: base, apiKey: 'phx_hostile_test_key_0123456789' }); });
+  afterAll(() => ws.remove());
+
+  it('export\'s warning about a live role shows its escape sequences and overrides escaped', async () => {
+    overrides = { [ROLES]: json({ count: 1, next: null, results: [{ id: 'r9', name: 'Ops\u001b[2J\u202eevil', feature_flags_access_level: 'not-a-level' }] }) };
+    const r = await ws.cli(['export', '--organization', ORG], { HOGSYNC_BASE_URL: base });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('Ops\\u001b[2J\\u202eevil');
+    expect(r.stderr).not.toMatch(/[\u001b\u202e]/);
   });
 });

@@ -1,6 +1,6 @@
 // `hogsync apply`: re-plan, check the saved plan and the safety rules, confirm, execute,
 // re-read what changed to verify it, report.
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import type { ApiClient } from '../api/client.js';
 import { rereadApplied } from '../api/reread.js';
@@ -8,7 +8,7 @@ import { executePlan, type ApplyReport, type ChangeOutcome } from '../apply/exec
 import { verifyApplied } from '../apply/verify.js';
 import { HogsyncError, isHogsyncError } from '../errors.js';
 import type { PlanResult } from '../plan/types.js';
-import { parseSavedPlan, staleItems, type SavedPlan } from '../plan/saved-plan.js';
+import { parseSavedPlan, staleItems, tamperedItems, type SavedPlan } from '../plan/saved-plan.js';
 import { DEFAULT_MAX_DELETE_PERCENT, safetyViolations, safetyWarnings } from '../plan/safety.js';
 import { renderApplyJson, renderApplyText, outcomeLine } from '../render/apply-report.js';
 import { renderText } from '../render/text.js';
@@ -19,12 +19,23 @@ import { useColor } from './output.js';
 
 export const EXIT_SAFETY = 3;
 
+/** Reads a saved plan; only a regular file is read (a FIFO or a device would block or never end). */
 function readSavedPlan(file: string): SavedPlan {
+  const shown = printable(file);
   let text: string;
+  let fd: number | undefined;
   try {
-    text = readFileSync(file, 'utf8');
+    // Non-blocking open: a FIFO with no writer must not hang apply before it can be refused.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    const kind = fstatSync(fd);
+    if (kind.isDirectory()) throw new HogsyncError('usage', `cannot read the plan ${shown}: it is a directory`);
+    if (!kind.isFile()) throw new HogsyncError('usage', `cannot read the plan ${shown}: it is not a regular file (a pipe or a device); save the plan with plan --out and pass that file`);
+    text = readFileSync(fd, 'utf8');
   } catch (err) {
-    throw new HogsyncError('usage', `cannot read the plan ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    if (isHogsyncError(err)) throw err;
+    throw new HogsyncError('usage', `cannot read the plan ${shown}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
   return parseSavedPlan(text, file);
 }
@@ -90,6 +101,11 @@ export async function run(args: string[], opts: Record<string, unknown>): Promis
       const items = staleItems(saved, plan);
       const named = items.length > 0 ? `: ${items.join(', ')}` : ' (no item changed: the prune settings changed, or the plan file was edited)';
       throw new HogsyncError('stale_plan', `the plan ${opts.plan} is stale, live state or files changed since it was made${named}. Run plan again.`);
+    }
+    const edited = saved ? tamperedItems(saved, plan) : [];
+    if (edited.length > 0) {
+      const shown = edited.slice(0, 5).map(printable).join(', ') + (edited.length > 5 ? ` and ${edited.length - 5} more` : '');
+      throw new HogsyncError('stale_plan', `the plan ${opts.plan} was edited: its contents do not match its fingerprint (${shown}). Nothing was applied; run plan again.`);
     }
     const violations = safetyViolations(result, safety);
     if (violations.length > 0) {

@@ -5,7 +5,8 @@ import { renderJunit } from '../render/junit.js';
 import { renderMarkdown } from '../render/markdown.js';
 import { renderText } from '../render/text.js';
 import { closingLine } from '../render/values.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { printable } from '../render/printable.js';
+import { writeOutFile } from '../util/out-file.js';
 import { apiSettings, planFromFiles } from './context.js';
 import { useColor } from './output.js';
 
@@ -21,8 +22,8 @@ export async function run(args: string[], opts: Record<string, unknown>): Promis
     : format === 'junit' ? renderJunit(plan)
     : renderText(plan, { color: !toFile && useColor(opts) });
   if (toFile) {
-    await writeFileAtomic(opts.out as string, report);
-    process.stdout.write(`${closingLine(plan)} Report written to ${opts.out}.\n`);
+    await writeOutFile(opts.out as string, report);
+    process.stdout.write(`${closingLine(plan)} Report written to ${printable(opts.out as string)}.\n`);
   } else {
     process.stdout.write(report);
   }

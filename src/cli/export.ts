@@ -7,7 +7,8 @@ import { loadSchemaValidator } from '../config/compiled.js';
 import { HogsyncError } from '../errors.js';
 import { exportDocument } from '../export/document.js';
 import { loadSchemaText } from '../resources/schema-fields.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { printable } from '../render/printable.js';
+import { writeOutFile } from '../util/out-file.js';
 import { apiSettings, openClient, positiveInt, progressLine } from './context.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -47,16 +48,16 @@ export async function run(_args: string[], opts: Record<string, unknown>): Promi
   const schemaId = (JSON.parse(loadSchemaText()) as { $id: string }).$id;
   const result = exportDocument(live, { organization, schemaId, validate: loadSchemaValidator() });
   const out = typeof opts.out === 'string' ? opts.out : undefined;
-  if (out) await writeFileAtomic(out, result.text);
+  if (out) await writeOutFile(out, result.text);
   else process.stdout.write(result.text);
 
-  for (const warning of result.warnings) process.stderr.write(`export: warning: ${warning}\n`);
+  for (const warning of result.warnings) process.stderr.write(`export: warning: ${printable(warning)}\n`);
   if (result.variables.length > 0) {
     process.stderr.write(`export: set these environment variables before plan: ${result.variables.map((v) => v.name).join(', ')}\n`);
   }
   if (out) {
     const counts = result.counts.map((c) => plural(c.count, c.kind)).join(', ');
-    process.stderr.write(`Exported ${counts} to ${out}\n`);
+    process.stderr.write(`Exported ${counts} to ${printable(out)}\n`);
   }
   return 0;
 }

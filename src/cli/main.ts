@@ -2,6 +2,8 @@
 // loaded only when that verb runs, so `--version` and `validate` start fast.
 import { Command, CommanderError, Option } from 'commander';
 import { VERSION } from '../version.js';
+import { printable } from '../render/printable.js';
+import { maskSecrets, maskStream } from '../util/secrets.js';
 import { reportError } from './output.js';
 
 type VerbModule = { run(args: string[], opts: Record<string, unknown>): Promise<number> };
@@ -44,8 +46,25 @@ function mergedOptions(program: Command, cmd: Command): Record<string, unknown> 
   return merged;
 }
 
-export function buildProgram(runVerb: (verb: string, args: string[], opts: Record<string, unknown>) => Promise<void>): Command {
+/**
+ * A parse error as printed: an unknown `--name=value` is named without its value (it may be a
+ * key typed into the wrong option), and nothing of the command line reaches the terminal raw.
+ */
+export function parseErrorText(text: string, argv: readonly string[]): string {
+  let out = text;
+  for (const arg of argv) {
+    const eq = arg.indexOf('=');
+    if (arg.startsWith('--') && eq > 0) out = out.split(`'${arg}'`).join(`'${arg.slice(0, eq)}=…'`);
+    // `-kVALUE`: a short option with its value attached.
+    else if (/^-[^-]./.test(arg)) out = out.split(`'${arg}'`).join(`'${arg.slice(0, 2)}…'`);
+  }
+  return maskSecrets(out).split('\n').map(printable).join('\n');
+}
+
+export function buildProgram(runVerb: (verb: string, args: string[], opts: Record<string, unknown>) => Promise<void>, argv: readonly string[] = []): Command {
   const program = new Command('hogsync')
+    // Set before the verbs are added: they inherit it.
+    .configureOutput({ outputError: (text, write) => write(parseErrorText(text, argv)) })
     .description('Declarative configuration for an analytics workspace: validate, plan, apply, drift, export.')
     .version(VERSION, '-V, --version', 'print the version')
     .showHelpAfterError('(run with --help for usage)')
@@ -154,9 +173,14 @@ export async function main(argv: string[]): Promise<number> {
   let verbose = argv.includes('--verbose');
   const program = buildProgram(async (verb, args, opts) => {
     verbose = opts.verbose === true;
+    // Every byte the verbs print passes the secret mask (the sandbox prints its own key on purpose).
+    if (verb !== 'sandbox') {
+      maskStream(process.stdout);
+      maskStream(process.stderr);
+    }
     const mod = (await import(`./${verb}.js`)) as VerbModule;
     exitCode = await mod.run(args, opts);
-  });
+  }, argv);
   program.exitOverride();
   try {
     await program.parseAsync(argv);

@@ -1,6 +1,7 @@
 // Terminal output shared by the verbs: colour decisions and the one-line error report.
 import { isHogsyncError } from '../errors.js';
 import { printable } from '../render/printable.js';
+import { maskSecrets } from '../util/secrets.js';
 
 export function useColor(opts: { color?: unknown }, stream: NodeJS.WriteStream = process.stdout): boolean {
   if (opts.color === false) return false;
@@ -17,8 +18,7 @@ export function reportError(err: unknown, verbose: boolean): void {
   if (verbose && err instanceof Error && err.stack) process.stderr.write(`${redactKey(err.stack)}\n`);
 }
 
-/** Removes the API key from any text that is about to leave the process. */
+/** Removes the API key and every known secret from any text that is about to leave the process. */
 export function redactKey(text: string): string {
-  const key = process.env.HOGSYNC_API_KEY;
-  return key && key.length >= 4 ? text.split(key).join('(redacted)') : text;
+  return maskSecrets(text);
 }

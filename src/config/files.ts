@@ -82,9 +82,20 @@ export async function readConfigFile(file: string, cwd: string = process.cwd()):
   if (bytes.length > MAX_FILE_BYTES) {
     return { problem: { position: at, message: `file is too large: ${bytes.length} bytes (the limit is ${MAX_FILE_BYTES} bytes, 5 MiB)` } };
   }
-  if (isUtf8(bytes)) return { text: bytes.toString('utf8').replace(/^\uFEFF/, '') };
-  return { problem: { position: firstInvalidByte(file, bytes), message: 'file is not valid UTF-8 text; save it as UTF-8' } };
+  if (!isUtf8(bytes)) return { problem: { position: firstInvalidByte(file, bytes), message: 'file is not valid UTF-8 text; save it as UTF-8' } };
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+  const control = FORBIDDEN.exec(text);
+  if (control) {
+    const before = text.slice(0, control.index).split('\n');
+    const code = `U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+    const what = control[0] === '\u0000' ? `a raw NUL byte (${code})` : `a raw control character (${code})`;
+    return { problem: { position: { file, line: before.length, col: before[before.length - 1]!.length + 1 }, message: `${what} is not allowed in YAML; remove it (inside double quotes, write it as an escape such as "\\t")` } };
+  }
+  return { text };
 }
+
+/** Characters YAML does not allow in a stream: C0 controls except tab and line breaks, DEL, C1 controls except NEL. */
+const FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f]/;
 
 /** Where decoding first failed: the first replacement character, unless the file has real ones. */
 function firstInvalidByte(file: string, bytes: Buffer): FilePosition {

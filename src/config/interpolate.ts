@@ -1,6 +1,7 @@
 // ${env:NAME} inside string values, replaced from the environment before validation.
 // `$${` is a literal `${`; any other `${…}` is an error, so that a typo such as ${ENV:X}
 // or ${env.X} cannot silently reach the API as text. Values are never put in messages.
+import { registerSecret } from '../util/secrets.js';
 import { childPointer } from './pointer.js';
 
 export interface Interpolated {
@@ -77,7 +78,12 @@ export function interpolate(data: unknown, env: NodeJS.ProcessEnv): Interpolated
     if (typeof value === 'string') {
       const r = expandString(value, env);
       for (const message of r.errors) problems.push({ pointer, message });
-      if (r.names.length > 0) sources.set(pointer, r.names);
+      if (r.names.length > 0) {
+        sources.set(pointer, r.names);
+        // Whatever came from the environment is masked in everything printed or written.
+        registerSecret(r.value);
+        for (const name of r.names) registerSecret(env[name]);
+      }
       return r.value;
     }
     if (Array.isArray(value)) return value.map((v, i) => visit(v, childPointer(pointer, i)));

@@ -10,6 +10,8 @@ import { fastParse } from './fast-parse.js';
 import { parseYaml, type SourceMap } from './parse.js';
 import { ConfigErrors, sortProblems, type ConfigProblem } from './problems.js';
 import { checkSchema } from './validate-schema.js';
+import { KINDS } from '../resources/registry.js';
+import { registerSecret } from '../util/secrets.js';
 
 export { ConfigErrors, formatConfigErrors, type ConfigProblem } from './problems.js';
 export { resolveConfigPaths } from './files.js';
@@ -76,5 +78,16 @@ export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = proce
   const merged = mergeFiles(loaded);
   problems.push(...merged.problems);
   if (problems.length > 0) throw new ConfigErrors(sortProblems(problems, files));
+  registerSensitiveValues(merged.state.organizations);
   return { ...merged.state, sources: files };
+}
+
+/** Values of sensitive fields are masked in everything printed or written (API messages included). */
+function registerSensitiveValues(organizations: DesiredState['organizations']): void {
+  for (const org of organizations) {
+    for (const item of org.items) {
+      const fields = KINDS.find((k) => k.name === item.kind)?.fields ?? {};
+      for (const [name, value] of Object.entries(item.fields)) if (fields[name]?.sensitive) registerSecret(value);
+    }
+  }
 }

@@ -1,6 +1,7 @@
 // Configuration problems: a message at a file position. Loading collects every problem of
 // every file and throws them together as one ConfigErrors, so a user fixes them in one pass.
 import { HogsyncError, type FilePosition } from '../errors.js';
+import { printable } from '../render/printable.js';
 
 export interface ConfigProblem { position: FilePosition; message: string }
 
@@ -30,7 +31,8 @@ export function sortProblems(problems: readonly ConfigProblem[], files: readonly
 /** `file:line:col: message` per problem, then `N errors in M files`. */
 export function formatConfigErrors(problems: readonly ConfigProblem[]): string {
   const files = new Set(problems.map((p) => p.position.file));
-  const lines = problems.map((p) => `${formatPosition(p.position)}: ${p.message}`);
+  // File names and messages quote what the files hold: made printable, like every untrusted string.
+  const lines = problems.map((p) => printable(`${formatPosition(p.position)}: ${p.message}`));
   lines.push(`${plural(problems.length, 'error')} in ${plural(files.size, 'file')}`);
   return lines.join('\n');
 }

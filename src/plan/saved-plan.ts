@@ -1,9 +1,19 @@
 // Saved plans (`plan --out FILE`, `apply --plan FILE`): reading one back defensively, and
 // naming what changed when it no longer matches the files and the live workspace.
 import { HogsyncError } from '../errors.js';
-import type { ManagedItem, Plan } from './types.js';
+import { canonicalJson } from './normalize.js';
+import type { Change, ManagedItem, Plan, PlanSummary } from './types.js';
 
-export interface SavedPlan { fingerprint: string; base_url: string; sources: string[]; managed: ManagedItem[]; changes: number }
+export interface SavedPlan {
+  fingerprint: string;
+  base_url: string;
+  sources: string[];
+  managed: ManagedItem[];
+  changes: Change[];
+  summary: Partial<PlanSummary>;
+}
+
+const ACTIONS = new Set(['create', 'update', 'delete']);
 
 export function parseSavedPlan(text: string, file: string): SavedPlan {
   const bad = (why: string) => new HogsyncError('usage', `${file} is not a usable hogsync plan: ${why}`);
@@ -22,7 +32,54 @@ export function parseSavedPlan(text: string, file: string): SavedPlan {
   if (!Array.isArray(p.sources) || !p.sources.every((s) => typeof s === 'string')) throw bad('sources must be a list of file names');
   if (!Array.isArray(p.managed) || !p.managed.every(isManagedItem)) throw bad('managed must be a list of {address, digest}');
   if (!Array.isArray(p.changes)) throw bad('changes must be a list');
-  return { fingerprint: p.fingerprint, base_url: p.base_url, sources: p.sources as string[], managed: p.managed as ManagedItem[], changes: p.changes.length };
+  const wrong = p.changes.findIndex((c) => !isChange(c));
+  if (wrong >= 0) throw bad(`changes[${wrong}] is not a change (address, kind, organization, project, key, action, fields)`);
+  if (p.summary === null || typeof p.summary !== 'object' || Array.isArray(p.summary)) throw bad('summary is missing');
+  return {
+    fingerprint: p.fingerprint, base_url: p.base_url, sources: p.sources as string[], managed: p.managed as ManagedItem[],
+    changes: p.changes as Change[], summary: p.summary as Partial<PlanSummary>,
+  };
+}
+
+function isChange(v: unknown): v is Change {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const c = v as Record<string, unknown>;
+  return typeof c.address === 'string' && typeof c.kind === 'string' && typeof c.organization === 'string'
+    && (c.project === null || typeof c.project === 'number') && typeof c.key === 'string'
+    && typeof c.action === 'string' && ACTIONS.has(c.action) && Array.isArray(c.fields)
+    && c.fields.every((f) => f !== null && typeof f === 'object' && typeof (f as { path?: unknown }).path === 'string' && typeof (f as { sensitive?: unknown }).sensitive === 'boolean');
+}
+
+/**
+ * Where a saved plan's contents differ from the plan its fingerprint stands for (`current`,
+ * recomputed by apply, whose fingerprint matched): the changes, the counts of the summary and
+ * the managed items, compared as values. Unmanaged items are not part of the fingerprint, and
+ * blast radii, warnings and positions are advice computed at plan time: none of those is compared.
+ */
+export function tamperedItems(saved: SavedPlan, current: Plan): string[] {
+  const differ: string[] = [];
+  // What a change does, not where it was declared (moving a declaration keeps the fingerprint).
+  const changeOf = (c: Change) => canonicalJson({
+    address: c.address, kind: c.kind, organization: c.organization, project: c.project, key: c.key, action: c.action,
+    fields: c.fields.map((f) => ({ path: f.path, before: f.before, after: f.after, sensitive: f.sensitive })),
+  });
+  const before = new Map<string, string[]>();
+  for (const c of saved.changes) before.set(c.address, [...(before.get(c.address) ?? []), changeOf(c)]);
+  const now = new Map<string, string[]>();
+  for (const c of current.changes) now.set(c.address, [...(now.get(c.address) ?? []), changeOf(c)]);
+  for (const address of new Set([...before.keys(), ...now.keys()])) {
+    const a = (before.get(address) ?? []).sort();
+    const b = (now.get(address) ?? []).sort();
+    if (a.length === 0) differ.push(`${address} (left out of the file)`);
+    else if (b.length === 0) differ.push(`${address} (not a change of this plan)`);
+    else if (canonicalJson(a) !== canonicalJson(b)) differ.push(`${address} (edited)`);
+  }
+  for (const count of ['create', 'update', 'delete', 'unchanged'] as const) {
+    if (saved.summary[count] !== current.summary[count]) differ.push(`summary.${count}`);
+  }
+  const managed = (list: ManagedItem[]) => canonicalJson([...list].map((m) => `${m.address} ${m.digest}`).sort());
+  if (managed(saved.managed) !== managed(current.managed)) differ.push('managed');
+  return differ.sort();
 }
 
 function isManagedItem(v: unknown): v is ManagedItem {

@@ -1,0 +1,79 @@
+// The secrets this run knows (the API key, every value of a sensitive field, every value that
+// came through ${env:…}) and the one mask applied to everything hogsync prints or writes: its
+// own messages, API messages that echo what was sent, reports and --out files. A secret is
+// found verbatim and in the forms a message or a document gives it (JSON-escaped, URL-encoded).
+
+/** Shorter values would match ordinary words and numbers; they are not masked. */
+export const MIN_SECRET_LENGTH = 6;
+
+const KEY_MASK = '(redacted)';
+const VALUE_MASK = '(sensitive)';
+
+const values = new Set<string>();
+let forms: Array<[string, string]> | undefined;
+
+/** Adds a value to mask from now on (strings of MIN_SECRET_LENGTH or more characters). */
+export function registerSecret(value: unknown): void {
+  if (typeof value === 'string') {
+    if (value.length >= MIN_SECRET_LENGTH && !values.has(value)) {
+      values.add(value);
+      forms = undefined;
+    }
+  } else if (Array.isArray(value)) {
+    for (const v of value) registerSecret(v);
+  } else if (value !== null && typeof value === 'object') {
+    for (const v of Object.values(value)) registerSecret(v);
+  }
+}
+
+/** For tests that run in one process. */
+export function forgetSecrets(): void {
+  values.clear();
+  forms = undefined;
+}
+
+function encodings(secret: string): string[] {
+  const out = new Set([secret, JSON.stringify(secret).slice(1, -1)]);
+  try {
+    out.add(encodeURIComponent(secret));
+  } catch {
+    // A lone surrogate cannot be URL-encoded; the other forms still apply.
+  }
+  return [...out];
+}
+
+function currentForms(): Array<[string, string]> {
+  const key = process.env.HOGSYNC_API_KEY ?? '';
+  if (forms && (forms as Array<[string, string]> & { key?: string }).key === key) return forms;
+  const list: Array<[string, string]> = [];
+  for (const v of values) for (const f of encodings(v)) list.push([f, VALUE_MASK]);
+  // The key is masked last-registered-first: it wins over a sensitive value that contains it.
+  if (key.length >= 4) for (const f of encodings(key)) list.push([f, KEY_MASK]);
+  // Longest first, so a secret that contains another is masked whole.
+  list.sort((a, b) => b[0].length - a[0].length);
+  forms = Object.assign(list, { key });
+  return forms;
+}
+
+/** The text with every known secret replaced by a placeholder. */
+export function maskSecrets(text: string): string {
+  const list = currentForms();
+  if (list.length === 0 || text.length === 0) return text;
+  let out = text;
+  for (const [form, mask] of list) if (out.includes(form)) out = out.split(form).join(mask);
+  return out;
+}
+
+/** Masks every string written to `stream` from now on (stdout and stderr of the API verbs). */
+export function maskStream(stream: NodeJS.WriteStream): void {
+  const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  (stream as { write: unknown }).write = (chunk: unknown, ...rest: unknown[]): boolean => {
+    if (typeof chunk === 'string') return write(maskSecrets(chunk), ...rest);
+    if (chunk instanceof Uint8Array) {
+      const text = Buffer.from(chunk).toString('utf8');
+      const masked = maskSecrets(text);
+      return write(masked === text ? chunk : masked, ...rest);
+    }
+    return write(chunk, ...rest);
+  };
+}
