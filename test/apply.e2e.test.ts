@@ -64,9 +64,15 @@ describe('apply', () => {
         env: { ...process.env, HOGSYNC_BASE_URL: sandbox.baseUrl, HOGSYNC_API_KEY: sandbox.apiKey },
       });
       let out = '';
+      let answered = false;
+      // Answer once: output that follows the prompt must not write to a terminal that is gone.
+      child.stdin.on('error', () => undefined);
       child.stdout.on('data', (d) => {
         out += d;
-        if (out.includes("Only 'yes' is accepted")) child.stdin.write(`${answer}\n`);
+        if (!answered && out.includes("Only 'yes' is accepted")) {
+          answered = true;
+          child.stdin.write(`${answer}\n`);
+        }
       });
       child.on('close', (code) => resolve({ code, out }));
     });
