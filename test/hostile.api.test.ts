@@ -172,3 +172,51 @@ describe('untrusted live names', () => {
     expect(r.stderr).not.toMatch(/[\u001b\u202e]/);
   });
 });
+
+describe('lists that shift between their pages', () => {
+  let ws: Workspace;
+  beforeAll(() => { ws = workspace({ baseUrl: base, apiKey: 'phx_hostile_test_key_0123456789' }); });
+  afterAll(() => ws.remove());
+  const offsetOf = (req: IncomingMessage) => Number(new URL(req.url ?? '/', 'http://x').searchParams.get('offset') ?? '0');
+  const PRUNED = config('prune:\n  roles: true\nroles:\n  - name: Engineers\n    feature_flags_access_level: 37\n');
+
+  it('a declared role listed on two pages is one role: updated once, never deleted', async () => {
+    // The real API's lists have no stable order: a record moves from page 1 to page 2 while they are read.
+    const engineers = { id: 'r1', name: 'Engineers', feature_flags_access_level: 21 };
+    overrides = {
+      [ROLES]: (req, res) => {
+        const page = offsetOf(req) === 0
+          ? { count: 2, next: `${base}${ROLES}?limit=1&offset=1`, previous: null, results: [engineers] }
+          : { count: 2, next: null, previous: null, results: [engineers] };
+        json(page)(req, res);
+      },
+      [`${ROLES}r1/`]: (req, res) => {
+        if (req.method === 'PATCH') engineers.feature_flags_access_level = 37;
+        json(engineers)(req, res);
+      },
+    };
+    writes.length = 0;
+    const file = ws.write('p.yaml', PRUNED);
+    const plan = await ws.cli(['plan', file, '--format', 'json'], { HOGSYNC_BASE_URL: base });
+    expect(plan.code).toBe(0);
+    const doc = JSON.parse(plan.stdout);
+    expect(doc.changes.map((c: { action: string; address: string }) => `${c.action} ${c.address}`)).toEqual([`update role:${ORG}/Engineers`]);
+    expect(doc.unmanaged.map((u: { address: string }) => u.address)).toEqual([`project:${ORG}/12345`]);
+    const apply = await ws.cli(['apply', file, '--auto-approve', '--format', 'json'], { HOGSYNC_BASE_URL: base });
+    const report = JSON.parse(apply.stdout);
+    expect(report.changes).toEqual([{ address: `role:${ORG}/Engineers`, action: 'update', status: 'applied' }]);
+    expect(report.summary).toEqual({ applied: 1, failed: 0, skipped: 0 });
+    expect(writes).toEqual([`PATCH ${ROLES}r1/`]);
+  });
+
+  it('two live records with one identity are an error, not two items', async () => {
+    overrides = {
+      [ROLES]: json({ count: 2, next: null, previous: null, results: [{ id: 'r1', name: 'Engineers', feature_flags_access_level: 21 }, { id: 'r2', name: 'engineers', feature_flags_access_level: 21 }] }),
+    };
+    writes.length = 0;
+    const r = await ws.cli(['apply', ws.write('p.yaml', PRUNED), '--auto-approve'], { HOGSYNC_BASE_URL: base });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`error: the API lists two roles as role:${ORG}/engineers (ids r1 and r2): hogsync cannot tell which one the files mean, so it plans nothing; remove or rename one of them in the web app\n`);
+    expect(writes).toEqual([]);
+  });
+});

@@ -29,13 +29,16 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
     const itemsByScope = groupBy(org.items, (i) => `${i.kind}|${i.project ?? ''}`);
     for (const kind of KINDS) {
       for (const scope of scopesOf(kind, org)) {
-        const records = (live.find(kind, scope) ?? []).filter((r) => !kind.isGone(r));
+        const records = distinctRecords(kind, (live.find(kind, scope) ?? []).filter((r) => !kind.isGone(r)));
         const countKey = `${kind.name}|${org.id}`;
         liveCounts.set(countKey, (liveCounts.get(countKey) ?? 0) + records.length);
         const byMatch = new Map<string, LiveRecord>();
         for (const r of records) {
           const m = kind.matchKey(kind.displayKey(r[kind.identityField]));
-          if (!byMatch.has(m)) byMatch.set(m, r);
+          const other = byMatch.get(m);
+          // Two live records claiming one identity: which one a file means cannot be known.
+          if (other) throw identityCollision(kind, scope, other, r);
+          byMatch.set(m, r);
         }
         const matched = new Set<LiveRecord>();
         const items = itemsByScope.get(`${kind.name}|${scope.project ?? ''}`) ?? [];
@@ -74,6 +77,8 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
     throw new HogsyncError('config', `${first.kind} ${first.key} does not exist in organization ${first.organization} (${first.kind}s are adopted by id, never created)${more}`, { position: first.position });
   }
 
+  assertOneChangePerItem(changes, executions, desired);
+
   const plan: Plan = {
     format_version: '1',
     kind: options.kind ?? 'plan',
@@ -95,6 +100,49 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
   const result: PlanResult = { plan, executions, liveCounts };
   plan.warnings = safetyWarnings(result);
   return result;
+}
+
+/** A record read twice (a list that shifted between its pages) is one record: the same API id. */
+function distinctRecords(kind: ResourceKind, records: LiveRecord[]): LiveRecord[] {
+  const seen = new Set<string>();
+  const out: LiveRecord[] = [];
+  for (const r of records) {
+    const id = `${typeof kind.liveId(r)}:${String(kind.liveId(r))}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    out.push(r);
+  }
+  return out;
+}
+
+function identityCollision(kind: ResourceKind, scope: Scope, a: LiveRecord, b: LiveRecord): HogsyncError {
+  const key = itemKey(scope, kind.displayKey(b[kind.identityField]));
+  return new HogsyncError('api', `the API lists two ${kind.name}s as ${addressOf(kind.name, scope.organization, key)} (ids ${String(kind.liveId(a))} and ${String(kind.liveId(b))}): `
+    + 'hogsync cannot tell which one the files mean, so it plans nothing; remove or rename one of them in the web app');
+}
+
+/**
+ * The last line of defence: one change per item, and never a delete of an item the files
+ * declare present. A plan that breaks either is refused, never applied.
+ */
+function assertOneChangePerItem(changes: readonly Change[], executions: ReadonlyMap<string, Execution>, desired: DesiredState): void {
+  const matchOf = (kind: ResourceKind, organization: string, project: number | null, key: string) => `${kind.name}|${organization}|${project ?? ''}|${kind.matchKey(key)}`;
+  const declared = new Set<string>();
+  for (const org of desired.organizations) {
+    for (const item of org.items) {
+      const kind = KINDS.find((k) => k.name === item.kind);
+      if (kind && item.ensure === 'present') declared.add(matchOf(kind, org.id, item.project, item.key));
+    }
+  }
+  const seen = new Set<string>();
+  for (const change of changes) {
+    if (seen.has(change.address)) throw new HogsyncError('internal', `refusing a plan with two changes of ${change.address}`);
+    seen.add(change.address);
+    const run = executions.get(change.address);
+    if (change.action === 'delete' && run && declared.has(matchOf(run.kind, run.scope.organization, run.scope.project, run.identity))) {
+      throw new HogsyncError('internal', `refusing a plan that deletes ${change.address}, which the files declare`);
+    }
+  }
 }
 
 /** Code-unit order: stable across machines and locales (localeCompare is neither, and slow). */
