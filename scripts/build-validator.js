@@ -25,10 +25,13 @@ mkdirSync(vendorDir, { recursive: true });
 
 // 1. The schema validator.
 const schema = JSON.parse(readFileSync(new URL('schemas/hogsync.schema.json', root), 'utf8'));
-const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, code: { source: true } });
+// strictRequired off: the schema requires an item's identity where the item is used (a project's
+// `id` in `projects`), not in the shared definition that `defaults` narrows and reuses.
+const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, code: { source: true } });
 addFormats.default(ajv, ['uuid']);
-// Annotations hogsync reads itself: sensitivity, compare rule, and what a pattern means (for messages).
-ajv.addVocabulary(['x-sensitive', 'x-normalize', 'x-expected']);
+// Annotations hogsync reads itself: sensitivity, compare rule, what a pattern means (for messages),
+// and fields that only shape the configuration (aliases, renames, shared flags), never sent to the API.
+ajv.addVocabulary(['x-sensitive', 'x-normalize', 'x-expected', 'x-reason', 'x-config-only']);
 const validatorFile = new URL('schema-validator.cjs', configDir);
 writeFileSync(validatorFile, standaloneCode(ajv, ajv.compile(schema)));
 

@@ -131,7 +131,7 @@ describe('paths', () => {
 
   it('keeps paths as given in positions', async () => {
     const dir = files({ 'conf/a.yaml': `organization: ${ORG}\nroles: [ { name: R, extra: 1 } ]\n` });
-    expect(await problems(['conf/'], {}, dir)).toEqual(['conf/a.yaml:2:21: unknown field "extra" in role; expected "name", "feature_flags_access_level" or "ensure"']);
+    expect(await problems(['conf/'], {}, dir)).toEqual(['conf/a.yaml:2:21: unknown field "extra" in role; expected "name", "renamed_from", "feature_flags_access_level" or "ensure"']);
   });
 });
 

@@ -8,6 +8,7 @@ import { mergeFiles, type LoadedFile } from './merge.js';
 import type { DesiredState } from './model.js';
 import { fastParse } from './fast-parse.js';
 import { parseYaml, type SourceMap } from './parse.js';
+import { expandShared } from './shared.js';
 import { ConfigErrors, sortProblems, type ConfigProblem } from './problems.js';
 import { checkSchema } from './validate-schema.js';
 import { KINDS } from '../resources/registry.js';
@@ -76,7 +77,7 @@ export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = proce
   }
 
   const merged = mergeFiles(loaded);
-  problems.push(...merged.problems);
+  problems.push(...merged.problems, ...expandShared(loaded, merged.state));
   if (problems.length > 0) throw new ConfigErrors(sortProblems(problems, files));
   registerSensitiveValues(merged.state.organizations);
   return { ...merged.state, sources: files };

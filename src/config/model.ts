@@ -17,6 +17,13 @@ export interface DesiredItem {
   interpolated: string[];
   /** Where the item starts (its identity key) in its file. */
   position: FilePosition;
+  /** The item's previous identity (`renamed_from`): a live item of that identity is renamed in place. */
+  renamedFrom?: string;
+  /**
+   * Where a field's value was declared, for fields declared outside the item's own entry
+   * (`defaults`, an organization-level flag's `overrides`). See declaredAt in ./shared.ts.
+   */
+  fieldOrigins?: Record<string, FilePosition>;
 }
 
 export interface PruneSettings { proxy_records: boolean; roles: boolean; feature_flags: boolean }
@@ -25,6 +32,10 @@ export interface DesiredOrganization {
   id: string;
   items: DesiredItem[];
   prune: PruneSettings;
+  /** Where each `prune` key that is true was first set to true. */
+  pruneAt?: Partial<Record<keyof PruneSettings, FilePosition>>;
+  /** Project aliases (`alias`) → the project's key (its id as a string). */
+  aliases?: Record<string, string>;
 }
 
 export interface DesiredState {

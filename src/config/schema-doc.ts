@@ -14,9 +14,13 @@ export interface SchemaNode {
   maxLength?: number;
   description?: string;
   additionalProperties?: boolean | SchemaNode;
+  propertyNames?: SchemaNode;
+  not?: SchemaNode;
   'x-sensitive'?: boolean;
   /** What a value must look like, for messages about a failed pattern or format. */
   'x-expected'?: string;
+  /** Why the names a `propertyNames` refuses are refused, for messages. */
+  'x-reason'?: string;
 }
 
 interface SchemaDocument extends SchemaNode { $defs: Record<string, SchemaNode> }
@@ -38,16 +42,23 @@ function deref(node: SchemaNode, def: string | null): ResolvedSchema {
   const doc = schemaDocument();
   let current = node;
   let name = def;
-  // Siblings of $ref (a description, x-sensitive) stay visible on the merged node.
+  // Siblings of $ref (a description, x-sensitive, a narrower propertyNames) stay visible on the
+  // merged node. A definition that only narrows another (project_defaults narrows project)
+  // keeps its own name: that is what the user wrote.
   for (let hops = 0; current.$ref && hops < 10; hops++) {
     const target = current.$ref.replace(/^#\/\$defs\//, '');
     const resolved = doc.$defs[target];
     if (!resolved) break;
     const { $ref: _ref, ...siblings } = current;
     current = { ...resolved, ...siblings };
-    name = target;
+    if (hops === 0) name = target;
   }
   return { node: current, def: name };
+}
+
+/** A node with its $ref followed (for subschemas such as propertyNames). */
+export function resolveNode(node: SchemaNode): SchemaNode {
+  return deref(node, null).node;
 }
 
 /** The schema that applies at an instance location (property names and list indexes). */
@@ -55,7 +66,8 @@ export function schemaAt(segments: readonly string[]): ResolvedSchema | undefine
   let here: ResolvedSchema = { node: schemaDocument(), def: null };
   for (const segment of segments) {
     const { node, def } = deref(here.node, here.def);
-    const next = node.properties?.[segment] ?? (/^\d+$/.test(segment) ? node.items : undefined);
+    const additional = typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined;
+    const next = node.properties?.[segment] ?? (/^\d+$/.test(segment) ? node.items : undefined) ?? additional;
     if (!next) return undefined;
     here = { node: next, def };
   }

@@ -4,7 +4,7 @@
 import type { ErrorObject } from 'ajv';
 import { KINDS } from '../resources/registry.js';
 import { readablePath, splitPointer } from './pointer.js';
-import { defsDeclaring, schemaAt } from './schema-doc.js';
+import { defsDeclaring, resolveNode, schemaAt } from './schema-doc.js';
 import { suggest } from './suggest.js';
 
 export interface SchemaIssue {
@@ -30,7 +30,8 @@ const MAX_LISTED = 8;
 
 const RANK: Record<string, number> = { type: 0, required: 0, additionalProperties: 0, enum: 1, format: 2, pattern: 3 };
 
-const ORG_LISTS = new Set(KINDS.filter((k) => k.parent === 'organization').map((k) => k.configKey));
+// Kinds of a project may also be declared at the top level, for several projects at once.
+const ORG_LISTS = new Set(KINDS.map((k) => k.configKey));
 const PROJECT_LISTS = new Set(KINDS.filter((k) => k.parent === 'project').map((k) => k.configKey));
 const PROJECTS = KINDS.find((k) => k.name === 'project')?.configKey ?? 'projects';
 
@@ -99,7 +100,30 @@ function quotingFits(seg: readonly string[], text: string): boolean {
   return node.pattern === undefined || new RegExp(node.pattern, 'u').test(text);
 }
 
+/** The name of a mapping key that failed `propertyNames` (ajv sets it on the inner errors too). */
+function failedName(e: ErrorObject): string | undefined {
+  const name = (e as ErrorObject & { propertyName?: string }).propertyName ?? (e.params as { propertyName?: string }).propertyName;
+  return typeof name === 'string' ? name : undefined;
+}
+
+/** A mapping key the schema refuses by name: a field that does not belong here, or a malformed key. */
+function explainName(e: ErrorObject, name: string): SchemaIssue {
+  const seg = splitPointer(e.instancePath);
+  const label = labelOf(seg);
+  const where = schemaAt(seg);
+  const names = where?.node.propertyNames ? resolveNode(where.node.propertyNames) : undefined;
+  const pointer = `${e.instancePath}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  if (names?.not) {
+    const inWhat = where?.def ? ` in ${human(where.def)}` : '';
+    return { pointer, at: 'key', message: `field "${name}" is not allowed${inWhat}${names['x-reason'] ? `: ${names['x-reason']}` : ''}` };
+  }
+  const expected = names?.['x-expected'] ?? (names?.pattern ? `a key matching ${names.pattern}` : 'a valid key');
+  return { pointer, at: 'key', message: `${label === '' ? '' : `${label}: `}key ${quote(name)} must be ${expected}` };
+}
+
 function explain(e: ErrorObject, ctx: MessageContext): SchemaIssue {
+  const name = failedName(e);
+  if (name !== undefined) return explainName(e, name);
   const seg = splitPointer(e.instancePath);
   const label = labelOf(seg);
   const prefix = label === '' ? '' : `${label}: `;
@@ -159,7 +183,10 @@ function explain(e: ErrorObject, ctx: MessageContext): SchemaIssue {
     case 'additionalProperties': {
       const name = String(p.additionalProperty);
       const where = schemaAt(seg);
-      const allowed = Object.keys(where?.node.properties ?? {});
+      // Names the location refuses by propertyNames (a shared flag's `projects` in a project's flag) are not offered.
+      const names = where?.node.propertyNames ? resolveNode(where.node.propertyNames) : undefined;
+      const refused = new Set((names?.not?.enum ?? []).map(String));
+      const allowed = Object.keys(where?.node.properties ?? {}).filter((f) => !refused.has(f));
       // A typo first; then a field that exists elsewhere ("feature_flags" in a role); then a prefix.
       const typo = suggest(name, allowed, { prefixes: false });
       const def = where?.def ?? null;
@@ -187,7 +214,10 @@ export function explainErrors(errors: readonly ErrorObject[], ctx: MessageContex
   const best = new Map<string, ErrorObject>();
   for (const e of errors) {
     const p = e.params as Record<string, unknown>;
-    const key = `${e.instancePath}\0${String(p.additionalProperty ?? p.missingProperty ?? '')}`;
+    const name = failedName(e);
+    // A refused key name is reported once, by its specific error, not also by the summary one.
+    if (name !== undefined && e.keyword === 'propertyNames' && errors.some((o) => o !== e && failedName(o) === name && o.instancePath === e.instancePath)) continue;
+    const key = `${e.instancePath}\0${String(p.additionalProperty ?? p.missingProperty ?? (name === undefined ? '' : `name:${name}`))}`;
     const current = best.get(key);
     if (!current || (RANK[e.keyword] ?? 4) < (RANK[current.keyword] ?? 4)) best.set(key, e);
   }

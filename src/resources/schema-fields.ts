@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { CompareRule, FieldSpec } from './kind.js';
 
-type SchemaNode = { properties?: Record<string, SchemaNode>; $ref?: string; 'x-sensitive'?: boolean; 'x-normalize'?: CompareRule; type?: unknown };
+type SchemaNode = { properties?: Record<string, SchemaNode>; $ref?: string; 'x-sensitive'?: boolean; 'x-normalize'?: CompareRule; 'x-config-only'?: boolean; type?: unknown };
 
 let cached: { $defs: Record<string, SchemaNode> } | undefined;
 
@@ -18,14 +18,17 @@ function schema(): { $defs: Record<string, SchemaNode> } {
   return cached;
 }
 
-/** Fields of `$defs[def]` other than the identity, `ensure` and nested collections. */
+/**
+ * Fields of `$defs[def]` other than the identity, `ensure`, nested collections and fields that
+ * only shape the configuration (`x-config-only`: an alias, a previous name, a shared flag's projects).
+ */
 export function fieldsFromSchema(def: string, exclude: readonly string[]): Record<string, FieldSpec> {
   const defs = schema().$defs;
   const node = defs[def];
   if (!node?.properties) throw new Error(`schema has no $defs.${def}`);
   const fields: Record<string, FieldSpec> = {};
   for (const [name, prop] of Object.entries(node.properties)) {
-    if (name === 'ensure' || exclude.includes(name)) continue;
+    if (name === 'ensure' || exclude.includes(name) || prop['x-config-only'] === true) continue;
     const target = prop.$ref ? defs[prop.$ref.replace('#/$defs/', '')] ?? prop : prop;
     fields[name] = { compare: prop['x-normalize'] ?? target['x-normalize'] ?? 'plain', sensitive: prop['x-sensitive'] === true };
   }
