@@ -1,7 +1,7 @@
 // The loader's public face: files → DesiredState, or a ConfigErrors carrying every problem
 // of every file (syntax, schema, interpolation, duplicates) at file:line:col.
 import type { FilePosition } from '../errors.js';
-import { readConfigFile, resolveConfigPaths } from './files.js';
+import { readConfigFile, resolveConfigPaths, type ReadResult } from './files.js';
 import { mapLimit } from '../util/map-limit.js';
 import { interpolate } from './interpolate.js';
 import { mergeFiles, type LoadedFile } from './merge.js';
@@ -20,6 +20,8 @@ export { resolveConfigPaths } from './files.js';
 export interface LoadOptions {
   /** Directory relative paths are read from (default: the process's working directory). */
   cwd?: string;
+  /** Where the files come from instead of the file system (the files at a git revision). */
+  source?: { files: string[]; read(file: string): Promise<ReadResult> };
 }
 
 /** Positions of a fast-parsed file: found by the full parser, once, when first asked for. */
@@ -41,13 +43,14 @@ function under(pointer: string, set: ReadonlySet<string>): boolean {
  */
 export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = process.env, options: LoadOptions = {}): Promise<DesiredState> {
   const cwd = options.cwd ?? process.cwd();
-  const files = await resolveConfigPaths(paths, cwd);
+  const source = options.source;
+  const files = source ? source.files : await resolveConfigPaths(paths, cwd);
   const problems: ConfigProblem[] = [];
   const loaded: LoadedFile[] = [];
 
   // Files are read a few at a time (a large configuration is hundreds of files), then
   // parsed one by one in order, so problems keep the order of the files.
-  const reads = await mapLimit(files, 16, (file) => readConfigFile(file, cwd));
+  const reads = await mapLimit(files, 16, (file) => (source ? source.read(file) : readConfigFile(file, cwd)));
   for (const [index, file] of files.entries()) {
     const read = reads[index] as Awaited<ReturnType<typeof readConfigFile>>;
     if ('problem' in read) {
