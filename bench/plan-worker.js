@@ -1,18 +1,19 @@
 // Child process of the plan benchmarks: runs hogsync's plan pipeline (load, read, plan, render)
 // exactly as `hogsync plan` does, and reports phase times, CPU time and peak memory as JSON.
 import { loadConfig } from '../dist/config/load.js';
-import { readLiveState } from '../dist/api/live-state.js';
+import { readLiveState } from '../dist/state/live-state.js';
 import { computePlan } from '../dist/plan/planner.js';
 import { renderJson } from '../dist/render/json.js';
 import { renderText } from '../dist/render/text.js';
-import { apiSettings, openClient } from '../dist/cli/context.js';
+import { apiSettings } from '../dist/cli/options.js';
+import { createClient } from '../dist/http/client.js';
 
 const [, , configPath] = process.argv;
 const t0 = performance.now();
 const settings = apiSettings({});
 const desired = await loadConfig([configPath]);
 const t1 = performance.now();
-const client = openClient(settings);
+const client = createClient(settings);
 const live = await readLiveState(client, desired, settings.parallelism);
 const t2 = performance.now();
 const { plan } = computePlan(desired, live, { baseUrl: settings.baseUrl });

@@ -1,7 +1,8 @@
 // The parallelism limit: however many calls are made at once, no more than `parallelism`
 // requests of one client are in flight; pages are mapped with the same bound.
 import { afterEach, describe, expect, it } from 'vitest';
-import { Semaphore, mapLimit } from '../src/api/concurrency.js';
+import { Semaphore } from '../src/http/concurrency.js';
+import { mapLimit } from '../src/util/map-limit.js';
 import { JSON_HEADERS, closeMockApis, mockApi } from './support/mock-api.js';
 
 afterEach(closeMockApis);

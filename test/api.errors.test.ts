@@ -2,7 +2,7 @@
 // describing bodies that are not JSON instead of dumping them, and never carrying the key.
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiClient } from '../src/api/client.js';
+import { ApiClient } from '../src/http/client.js';
 import { HogsyncError } from '../src/errors.js';
 import { VERSION } from '../src/version.js';
 import { JSON_HEADERS, closeMockApis, KEY, ORIGIN, mockApi, rejection, type MockApi } from './support/mock-api.js';

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiClient } from '../src/api/client.js';
+import { ApiClient } from '../src/http/client.js';
 import { VERSION } from '../src/version.js';
 import { KEY, rejection } from './support/mock-api.js';
 

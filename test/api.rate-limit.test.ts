@@ -2,7 +2,7 @@
 // any sliding 60 s window, a client set to R must never be throttled and must still get
 // ≥ 90 % of R; a 429 holds every request of the client. No test here waits on a wall clock.
 import { afterEach, describe, expect, it } from 'vitest';
-import { RateLimiter } from '../src/api/rate-limit.js';
+import { RateLimiter } from '../src/http/rate-limit.js';
 import { JSON_HEADERS, closeMockApis, mockApi } from './support/mock-api.js';
 import { VirtualClock, seeded } from './support/virtual-clock.js';
 

@@ -1,7 +1,7 @@
 // The client against the real sandbox on loopback: every endpoint through ApiClient, auth
 // failures, missing scopes, pagination across pages and validation errors as one-line errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type ApiClient } from '../src/api/client.js';
+import { createClient, type ApiClient } from '../src/http/client.js';
 import { HogsyncError } from '../src/errors.js';
 import { inProcessSandbox, stopAllSandboxes } from './support/sandbox.js';
 import { ORG } from './support/workspace.js';

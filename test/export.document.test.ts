@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { parse } from 'yaml';
-import { liveStateOf, type LiveCollection } from '../src/api/live-state.js';
+import { liveStateOf, type LiveCollection } from '../src/plan/live.js';
 import { loadSchemaValidator } from '../src/config/compiled.js';
 import { expandString } from '../src/config/interpolate.js';
 import { exportDocument } from '../src/export/document.js';

@@ -1,15 +1,13 @@
-// Carries out a plan: deletes first (they free keys that creates may take again), then updates,
-// then creates; independent changes of a phase in parallel. A failed change does not stop the
-// others; every change ends applied, failed or skipped, also when the user interrupts.
+// Carries out a plan through the API port: deletes first (they free keys that creates may
+// take again), then updates, then creates; independent changes of a phase in parallel. A
+// failed change does not stop the others; every change ends applied, failed or skipped, also
+// when the user interrupts. What a create answered that the user must see comes from the
+// kind's `created` hook.
 import type { HttpCall, LiveRecord } from '../resources/kind.js';
 import { isHogsyncError } from '../errors.js';
+import type { ApiPort } from '../http/port.js';
 import type { Action, Change, Execution, PlanResult } from '../plan/types.js';
 import { mapLimit } from '../util/map-limit.js';
-
-/** The part of the API client apply uses. */
-export interface ApiWriter {
-  request<T = unknown>(method: HttpCall['method'], path: string, options?: { body?: unknown; okStatuses?: number[] }): Promise<{ status: number; body: T }>;
-}
 
 export type OutcomeStatus = 'applied' | 'failed' | 'skipped';
 
@@ -21,7 +19,7 @@ export interface ChangeOutcome {
   error?: string;
   /** Fields that, re-read after apply, hold other values than were sent. */
   not_taken?: string[];
-  /** New proxy records: where DNS must point, and the record's status. */
+  /** New proxy records: where DNS must point, and the record's status (a kind's `created` hook). */
   target_cname?: string;
   record_status?: string;
 }
@@ -30,6 +28,8 @@ export interface ApplyReport {
   outcomes: ChangeOutcome[];
   summary: Record<OutcomeStatus, number>;
   warnings: string[];
+  /** Lines for people under a change (a kind's `created` notes); not part of the JSON report. */
+  notes: ReadonlyMap<string, readonly string[]>;
 }
 
 export interface ExecuteOptions {
@@ -45,9 +45,10 @@ const PHASES: readonly Action[] = ['delete', 'update', 'create'];
 /** After this many changes in a row could not reach the API, the rest are skipped, not tried. */
 export const UNREACHABLE_AFTER = 3;
 
-export async function executePlan(result: PlanResult, api: ApiWriter, options: ExecuteOptions): Promise<ApplyReport> {
+export async function executePlan(result: PlanResult, api: ApiPort, options: ExecuteOptions): Promise<ApplyReport> {
   const total = result.plan.changes.length;
   const outcomes = new Map<string, ChangeOutcome>();
+  const notes = new Map<string, readonly string[]>();
   const failedDeletes = new Set<string>();
   let started = 0;
   let done = 0;
@@ -70,7 +71,8 @@ export async function executePlan(result: PlanResult, api: ApiWriter, options: E
       const blocker = change.action === 'create' ? failedDeletes.has(conflictKey(execution)) : false;
       if (blocker) return finish({ address: change.address, action: change.action, status: 'skipped', error: 'the delete that frees its key failed' });
       options.onStart?.(change, ++started, total);
-      const { outcome, networkError } = await executeOne(change, execution, api);
+      const { outcome, networkError, created } = await executeOne(change, execution, api);
+      if (created && created.length > 0) notes.set(change.address, created);
       unreachableInARow = networkError ? unreachableInARow + 1 : 0;
       if (unreachableInARow >= UNREACHABLE_AFTER && !unreachable) unreachable = `${UNREACHABLE_AFTER} changes in a row could not reach it`;
       if (outcome.status === 'failed' && change.action === 'delete') failedDeletes.add(conflictKey(execution));
@@ -81,8 +83,8 @@ export async function executePlan(result: PlanResult, api: ApiWriter, options: E
   const ordered = result.plan.changes.map((c) => outcomes.get(c.address) as ChangeOutcome);
   const summary = { applied: 0, failed: 0, skipped: 0 };
   for (const o of ordered) summary[o.status]++;
-  // Filled in by verification (src/apply/verify.ts), after the changed items are re-read.
-  return { outcomes: ordered, summary, warnings: [] };
+  // Verification (src/apply/verify.ts) reports beside this, after the changed items are re-read.
+  return { outcomes: ordered, summary, warnings: [], notes };
 }
 
 function conflictKey(execution: Execution): string {
@@ -96,7 +98,7 @@ function callFor(change: Change, execution: Execution): HttpCall {
   return change.action === 'update' ? kind.updateCall(scope, id, values) : kind.deleteCall(scope, id);
 }
 
-async function executeOne(change: Change, execution: Execution, api: ApiWriter): Promise<{ outcome: ChangeOutcome; networkError: boolean }> {
+async function executeOne(change: Change, execution: Execution, api: ApiPort): Promise<{ outcome: ChangeOutcome; networkError: boolean; created?: readonly string[] }> {
   const base = { address: change.address, action: change.action };
   const kind = execution.kind;
   try {
@@ -104,12 +106,9 @@ async function executeOne(change: Change, execution: Execution, api: ApiWriter):
     const okStatuses = change.action === 'create' ? [...kind.createStatuses] : change.action === 'delete' && call.method === 'DELETE' ? [...kind.deleteStatuses] : [200];
     const { body } = await api.request<LiveRecord | null>(call.method, call.path, { body: call.body, okStatuses });
     const record = body !== null && typeof body === 'object' && !Array.isArray(body) ? body : null;
-    const outcome: ChangeOutcome = { ...base, status: 'applied' };
-    if (change.action === 'create' && record && typeof record.target_cname === 'string') {
-      outcome.target_cname = record.target_cname;
-      if (typeof record.status === 'string') outcome.record_status = record.status;
-    }
-    return { outcome, networkError: false };
+    const created = change.action === 'create' && record && kind.created ? kind.created(record, execution.identity) : undefined;
+    const outcome: ChangeOutcome = { ...base, status: 'applied', ...created?.fields };
+    return { outcome, networkError: false, created: created?.notes };
   } catch (err) {
     const error = isHogsyncError(err) ? err.format() : err instanceof Error ? err.message : String(err);
     return { outcome: { ...base, status: 'failed', error }, networkError: isHogsyncError(err) && err.code === 'network' };

@@ -1,12 +1,19 @@
 // Verification after apply: every applied change is looked up in the state re-read from the
-// API (src/api/reread.ts). A field that holds another value than was sent was not taken (for
+// API (src/state/reread.ts). A field that holds another value than was sent was not taken (for
 // example a setting the workspace's plan does not include, or a field an older API version
 // ignores); an item created or updated but not found, or deleted but still there, is named too.
-import type { LiveState } from '../api/live-state.js';
+// The result is a report beside the apply report; withVerification makes the report that shows it.
 import type { LiveRecord, ResourceKind } from '../resources/kind.js';
+import type { LiveState } from '../plan/live.js';
 import { sameValue, serverKeysOf } from '../plan/normalize.js';
 import type { PlanResult } from '../plan/types.js';
-import type { ApplyReport } from './execute.js';
+import type { ApplyReport, ChangeOutcome } from './execute.js';
+
+export interface VerificationReport {
+  /** Per change address: fields that, re-read, hold other values than were sent. */
+  notTaken: ReadonlyMap<string, readonly string[]>;
+  warnings: string[];
+}
 
 export function unappliedFields(kind: ResourceKind, sent: Record<string, unknown>, stored: LiveRecord): string[] {
   const notTaken: string[] = [];
@@ -18,10 +25,11 @@ export function unappliedFields(kind: ResourceKind, sent: Record<string, unknown
   return notTaken;
 }
 
-/** Marks fields not taken on the report's outcomes and returns the warnings to show. */
-export function verifyApplied(result: PlanResult, report: ApplyReport, after: LiveState): string[] {
+/** What the re-read state says about each applied change of the report. */
+export function verifyApplied(result: PlanResult, outcomes: readonly ChangeOutcome[], after: LiveState): VerificationReport {
   const warnings: string[] = [];
-  for (const outcome of report.outcomes) {
+  const notTaken = new Map<string, string[]>();
+  for (const outcome of outcomes) {
     const execution = result.executions.get(outcome.address);
     if (outcome.status !== 'applied' || !execution) continue;
     const { kind, scope, identity, values } = execution;
@@ -37,11 +45,20 @@ export function verifyApplied(result: PlanResult, report: ApplyReport, after: Li
       warnings.push(`${outcome.address}: not found when re-read after the ${outcome.action}`);
       continue;
     }
-    const notTaken = unappliedFields(kind, values, record);
-    if (notTaken.length > 0) {
-      outcome.not_taken = notTaken;
-      for (const field of notTaken) warnings.push(`${outcome.address}: the API did not take ${field} (re-read, it holds another value; unless someone else changed it meanwhile)`);
+    const fields = unappliedFields(kind, values, record);
+    if (fields.length > 0) {
+      notTaken.set(outcome.address, fields);
+      for (const field of fields) warnings.push(`${outcome.address}: the API did not take ${field} (re-read, it holds another value; unless someone else changed it meanwhile)`);
     }
   }
-  return warnings;
+  return { notTaken, warnings };
+}
+
+/** A new apply report that shows a verification (or a failure to verify, as warnings). */
+export function withVerification(report: ApplyReport, verification: VerificationReport): ApplyReport {
+  const outcomes = report.outcomes.map((o) => {
+    const fields = verification.notTaken.get(o.address);
+    return fields ? { ...o, not_taken: [...fields] } : o;
+  });
+  return { ...report, outcomes, warnings: [...report.warnings, ...verification.warnings] };
 }

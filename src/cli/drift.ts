@@ -1,26 +1,19 @@
 // `hogsync drift`: the plan read as a report of where live state left the files; exit 2 on drift.
-// No blast radius here: a scheduled job reports state, and may hold a read-only key.
-import { renderJson } from '../render/json.js';
-import { renderJunit } from '../render/junit.js';
-import { renderMarkdown } from '../render/markdown.js';
-import { renderText } from '../render/text.js';
+import { renderPlan } from '../render/index.js';
 import { closingLine } from '../render/values.js';
+import { driftFiles } from '../usecases/drift.js';
 import { printable } from '../render/printable.js';
 import { writeOutFile } from '../util/out-file.js';
-import { apiSettings, planFromFiles } from './context.js';
+import { terminalObserver } from './context.js';
+import { apiSettings } from './options.js';
 import { useColor } from './output.js';
 
 export async function run(args: string[], opts: Record<string, unknown>): Promise<number> {
   const settings = apiSettings(opts);
-  const { result, client } = await planFromFiles(args, settings, 'drift', false);
-  await client.close();
-  const plan = result.plan;
+  const { plan } = await driftFiles(args, settings, terminalObserver(opts));
   const format = String(opts.format ?? 'text');
   const toFile = typeof opts.out === 'string';
-  const report = format === 'json' ? renderJson(plan)
-    : format === 'markdown' ? renderMarkdown(plan)
-    : format === 'junit' ? renderJunit(plan)
-    : renderText(plan, { color: !toFile && useColor(opts) });
+  const report = renderPlan(plan, format, { color: !toFile && useColor(opts) });
   if (toFile) {
     await writeOutFile(opts.out as string, report);
     process.stdout.write(`${closingLine(plan)} Report written to ${printable(opts.out as string)}.\n`);

@@ -2,6 +2,8 @@
 // loaded only when that verb runs, so `--version` and `validate` start fast.
 import { Command, CommanderError, Option } from 'commander';
 import { VERSION } from '../version.js';
+import { DEFAULT_MAX_DELETE_PERCENT } from '../plan/limits.js';
+import { withApiOptions, withOutputOptions } from './options.js';
 import { printable } from '../render/printable.js';
 import { maskSecrets, maskStream } from '../util/secrets.js';
 import { reportError } from './output.js';
@@ -28,13 +30,7 @@ function collect(value: string, previous: string[]): string[] {
 // No defaults here: the common options may also stand before the verb, and a verb's default
 // must not hide a value given there (apiSettings applies the defaults).
 function withCommon(cmd: Command, api = true): Command {
-  if (api) {
-    cmd.option('--base-url <url>', 'API base URL (env HOGSYNC_BASE_URL, default https://us.posthog.com)')
-      .option('--parallelism <n>', 'concurrent requests (default 10)')
-      .option('--max-rate <n>', 'client-side limit of requests per minute (default 480, the API\'s limit for personal keys)');
-  }
-  return cmd.option('--no-color', 'disable colour (also NO_COLOR)')
-    .option('--verbose', 'print details and stack traces');
+  return withOutputOptions(api ? withApiOptions(cmd) : cmd);
 }
 
 /** Options of the verb, over the common options given before it. */
@@ -67,12 +63,8 @@ export function buildProgram(runVerb: (verb: string, args: string[], opts: Recor
     .configureOutput({ outputError: (text, write) => write(parseErrorText(text, argv)) })
     .description('Declarative configuration for an analytics workspace: validate, plan, apply, drift, export.')
     .version(VERSION, '-V, --version', 'print the version')
-    .showHelpAfterError('(run with --help for usage)')
-    .option('--base-url <url>', 'API base URL (env HOGSYNC_BASE_URL, default https://us.posthog.com)')
-    .option('--parallelism <n>', 'concurrent requests (default 10)')
-    .option('--max-rate <n>', 'client-side limit of requests per minute (default 480)')
-    .option('--no-color', 'disable colour (also NO_COLOR)')
-    .option('--verbose', 'print details and stack traces')
+    .showHelpAfterError('(run with --help for usage)');
+  withCommon(program)
     .addHelpText('after', `
 Examples:
   $ hogsync validate config/
@@ -112,7 +104,7 @@ Examples:
     .option('--plan <file>', 'apply exactly this saved plan (refused if live state or files changed)')
     .option('--auto-approve', 'do not ask for confirmation (required without a terminal)')
     .option('--allow-delete <kind/key>', 'allow deleting this item, e.g. project/777 (repeatable)', collect, [])
-    .option('--max-delete-percent <n>', 'refuse to delete more than this share of one kind', '30')
+    .option('--max-delete-percent <n>', 'refuse to delete more than this share of one kind', String(DEFAULT_MAX_DELETE_PERCENT))
     .addOption(new Option('--format <format>', 'report format').choices(['text', 'json']).default('text'))
     .addHelpText('after', `
 Examples:

@@ -4,23 +4,7 @@
 import { HogsyncError } from '../errors.js';
 import { SeedError } from '../sandbox/seed.js';
 import { SandboxStartError, startSandbox, type SandboxHandle } from '../sandbox/server.js';
-
-function numberOption(opts: Record<string, unknown>, name: string, flag: string, min: number, max: number, integer: boolean): number {
-  const raw = opts[name];
-  if (raw === undefined) return 0;
-  const text = String(raw).trim();
-  const value = Number(text);
-  if (text === '' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
-    const kind = integer ? 'an integer' : 'a number';
-    throw new HogsyncError('usage', `${flag} must be ${kind} between ${min} and ${max} (got "${text}")`);
-  }
-  return value;
-}
-
-function optionalString(opts: Record<string, unknown>, name: string): string | undefined {
-  const v = opts[name];
-  return typeof v === 'string' && v !== '' ? v : undefined;
-}
+import { optionalString, sandboxNumber as numberOption } from './options.js';
 
 async function start(opts: Record<string, unknown>): Promise<SandboxHandle> {
   const verbose = opts.verbose === true;

@@ -1,7 +1,7 @@
 // `hogsync schema`: prints the JSON Schema of the configuration format.
-import { loadSchemaText } from '../resources/schema-fields.js';
+import { schemaText } from '../resources/schema.js';
 
 export async function run(): Promise<number> {
-  process.stdout.write(loadSchemaText());
+  process.stdout.write(schemaText());
   return 0;
 }

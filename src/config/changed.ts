@@ -71,8 +71,8 @@ export function diffDesired(then: DesiredState, now: DesiredState): DerivedTarge
   const scope = (kind: string, org: string, project: number | null) => `${kind}:${org}/${project === null ? '' : `${project}/`}*`;
   for (const [id, pair] of orgs) {
     for (const kind of KINDS) {
-      const key = kind.pruneKey;
-      if (!key) continue;
+      if (!kind.prunable) continue;
+      const key = kind.configKey;
       const ownedThen = pair.then?.prune[key] === true;
       const ownedNow = pair.now?.prune[key] === true;
       if (!ownedThen && !ownedNow) continue;

@@ -14,8 +14,8 @@
 // The walk is defensive: it runs on files that failed the schema too, skipping what it cannot
 // read, so that duplicates are reported together with schema errors.
 import type { FilePosition } from '../errors.js';
-import type { ResourceKind } from '../resources/kind.js';
-import { KINDS } from '../resources/registry.js';
+import { labelOf, type ResourceKind } from '../resources/kind.js';
+import { KINDS, pruneKeys, type Kinds } from '../resources/registry.js';
 import type { DesiredItem, DesiredOrganization, DesiredState, PruneSettings } from './model.js';
 import type { Pos, SourceMap } from './parse.js';
 import { childPointer } from './pointer.js';
@@ -33,15 +33,13 @@ export interface LoadedFile {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-const PRUNE_KEYS = ['proxy_records', 'roles', 'feature_flags'] as const;
-
 interface Declared { item: DesiredItem; reference: boolean; where: FilePosition }
 
 interface OrgState {
   org: DesiredOrganization;
   /** Full identity (kind, project, match key) → first declaration. */
   declared: Map<string, Declared>;
-  prune: Map<keyof PruneSettings, { value: boolean; where: FilePosition }[]>;
+  prune: Map<string, { value: boolean; where: FilePosition }[]>;
 }
 
 /** A position looked up only when read: most are never shown, and finding them can cost a full parse. */
@@ -54,17 +52,20 @@ function lazyPosition(file: string, find: () => Pos): FilePosition {
   };
 }
 
-export function mergeFiles(files: readonly LoadedFile[]): { state: DesiredState; problems: ConfigProblem[] } {
+export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): { state: DesiredState; problems: ConfigProblem[] } {
   const problems: ConfigProblem[] = [];
   const orgs = new Map<string, OrgState>();
-  const projectOrg = new Map<number, { org: string; where: FilePosition }>();
-  const absentProjects = new Map<string, FilePosition>();
-  const flagsOf = new Map<string, FilePosition>();
+  /** Parent items (`kind|id`) → the organization that declared them first. */
+  const parentOrg = new Map<string, { org: string; where: FilePosition }>();
+  /** Parent items declared absent, and the first child list declared in them anywhere. */
+  const absentParents = new Map<string, { kind: ResourceKind; id: number; where: FilePosition }>();
+  const childrenOf = new Map<string, { child: ResourceKind; where: FilePosition }>();
+  const prunable = pruneKeys(kinds);
 
-  const orgKinds = KINDS.filter((k) => k.parent === 'organization');
-  const childKinds = KINDS.filter((k) => k.parent === 'project');
+  const orgKinds = kinds.filter((k) => k.parent === 'organization');
+  const childKindsOf = (kind: ResourceKind) => kinds.filter((c) => c.parent === kind.name);
   // Kinds that hold other kinds (projects hold feature flags) may repeat as references.
-  const isParent = (kind: ResourceKind) => childKinds.some((c) => c.parent === kind.name);
+  const isParent = (kind: ResourceKind) => childKindsOf(kind).length > 0;
 
   for (const f of files) {
     const root = f.data;
@@ -72,7 +73,7 @@ export function mergeFiles(files: readonly LoadedFile[]): { state: DesiredState;
     const orgId = root.organization.toLowerCase();
     let state = orgs.get(orgId);
     if (!state) {
-      state = { org: { id: orgId, items: [], prune: { proxy_records: false, roles: false, feature_flags: false } }, declared: new Map(), prune: new Map() };
+      state = { org: { id: orgId, items: [], prune: Object.fromEntries(prunable.map((k) => [k, false])) as PruneSettings }, declared: new Map(), prune: new Map() };
       orgs.set(orgId, state);
     }
     const st = state;
@@ -87,7 +88,7 @@ export function mergeFiles(files: readonly LoadedFile[]): { state: DesiredState;
       // Identities are shown in every plan (addresses, unmanaged lists): they cannot be secrets.
       const identityPointer = childPointer(pointer, kind.identityField);
       if (f.envPointers.has(identityPointer)) {
-        problems.push({ position: pos(identityPointer), message: `${kind.identityField}: the identity of a ${kind.name.replace(/_/g, ' ')} cannot come from \${env:…}; it is shown in every plan` });
+        problems.push({ position: pos(identityPointer), message: `${kind.identityField}: the identity of a ${labelOf(kind)} cannot come from \${env:…}; it is shown in every plan` });
         return undefined;
       }
       const ensure = entry.ensure === 'absent' ? 'absent' : 'present';
@@ -129,11 +130,11 @@ export function mergeFiles(files: readonly LoadedFile[]): { state: DesiredState;
         }
         return true;
       }
-      const label = kind.name.replace(/_/g, ' ');
+      const label = labelOf(kind);
       const shownKey = item.project === null ? item.key : `${item.project}/${item.key}`;
       // Say why two different spellings are the same item (role names ignore case).
       const caseNote = first.item.key !== item.key ? ` (${label} ${kind.identityField}s ignore case: "${first.item.key}" and "${item.key}")` : '';
-      const hint = isParent(kind) ? `; a ${label} may repeat only as \`${kind.identityField}\` plus ${childKinds.map((c) => `\`${c.configKey}\``).join(', ')}` : '';
+      const hint = isParent(kind) ? `; a ${label} may repeat only as \`${kind.identityField}\` plus ${childKindsOf(kind).map((c) => `\`${c.configKey}\``).join(', ')}` : '';
       problems.push({
         position: item.position,
         message: `${label} "${shownKey}" is declared twice: ${formatPosition(first.where)} and ${formatPosition(item.position)}${caseNote}${hint}`,
@@ -149,29 +150,32 @@ export function mergeFiles(files: readonly LoadedFile[]): { state: DesiredState;
         const pointer = childPointer(childPointer('', kind.configKey), i);
         const item = itemOf(kind, entry, pointer, null);
         if (!item) return;
+        const childKinds = childKindsOf(kind);
         const children = childKinds.filter((c) => Array.isArray(entry[c.configKey]));
         const reference = isParent(kind) && Object.keys(entry).every((k) => k === kind.identityField || childKinds.some((c) => c.configKey === k));
         add(kind, item, reference);
         if (!isParent(kind)) return;
 
         // Children name their parent by its numeric id (DesiredItem.project).
-        const projectId = entry[kind.identityField];
-        if (typeof projectId !== 'number') return;
-        const other = projectOrg.get(projectId);
+        const parentId = entry[kind.identityField];
+        if (typeof parentId !== 'number') return;
+        const parentKey = `${kind.name}|${parentId}`;
+        const other = parentOrg.get(parentKey);
         if (other && other.org !== orgId) {
-          problems.push({ position: item.position, message: `project ${projectId} is declared in two organizations: ${formatPosition(other.where)} (organization ${other.org}) and here (organization ${orgId})` });
+          problems.push({ position: item.position, message: `${labelOf(kind)} ${parentId} is declared in two organizations: ${formatPosition(other.where)} (organization ${other.org}) and here (organization ${orgId})` });
         } else if (!other) {
-          projectOrg.set(projectId, { org: orgId, where: item.position });
+          parentOrg.set(parentKey, { org: orgId, where: item.position });
         }
-        if (item.ensure === 'absent') absentProjects.set(`${orgId}/${projectId}`, item.position);
+        const inOrg = `${orgId}|${parentKey}`;
+        if (item.ensure === 'absent') absentParents.set(inOrg, { kind, id: parentId, where: item.position });
 
         for (const child of children) {
           const childList = entry[child.configKey] as unknown[];
           const childPointerBase = childPointer(pointer, child.configKey);
-          if (childList.length > 0 && !flagsOf.has(`${orgId}/${projectId}`)) flagsOf.set(`${orgId}/${projectId}`, pos(childPointerBase));
+          if (childList.length > 0 && !childrenOf.has(inOrg)) childrenOf.set(inOrg, { child, where: pos(childPointerBase) });
           childList.forEach((childEntry, j) => {
             if (!isObj(childEntry)) return;
-            const childItem = itemOf(child, childEntry, childPointer(childPointerBase, j), projectId);
+            const childItem = itemOf(child, childEntry, childPointer(childPointerBase, j), parentId);
             if (childItem) add(child, childItem, false);
           });
         }
@@ -180,7 +184,7 @@ export function mergeFiles(files: readonly LoadedFile[]): { state: DesiredState;
 
     const prune = root.prune;
     if (isObj(prune)) {
-      for (const key of PRUNE_KEYS) {
+      for (const key of prunable) {
         const value = prune[key];
         if (typeof value !== 'boolean') continue;
         const where = pos(childPointer('/prune', key));
@@ -196,10 +200,10 @@ export function mergeFiles(files: readonly LoadedFile[]): { state: DesiredState;
     }
   }
 
-  for (const [project, absentAt] of absentProjects) {
-    const flagsAt = flagsOf.get(project);
-    if (flagsAt) {
-      problems.push({ position: flagsAt, message: `project ${project.split('/')[1]} is declared absent (${formatPosition(absentAt)}), so it cannot have feature flags` });
+  for (const [key, absent] of absentParents) {
+    const children = childrenOf.get(key);
+    if (children) {
+      problems.push({ position: children.where, message: `${labelOf(absent.kind)} ${absent.id} is declared absent (${formatPosition(absent.where)}), so it cannot have ${children.child.configKey.replace(/_/g, ' ')}` });
     }
   }
 

@@ -6,7 +6,7 @@ import type { KindName } from '../resources/kind.js';
 export interface DesiredItem {
   kind: KindName;
   organization: string;
-  /** The owning project id for feature flags; null for organization-level kinds. */
+  /** The id of the parent item for kinds nested in another kind's items; null for top-level kinds. */
   project: number | null;
   /** Identity as declared, canonicalized by the kind's displayKey (e.g. domain lower-cased). */
   key: string;
@@ -15,7 +15,7 @@ export interface DesiredItem {
   fields: Record<string, unknown>;
   /** Fields whose value came through ${env:…}: treated as sensitive wherever they are shown. */
   interpolated: string[];
-  /** Where the item starts (its identity key) in its file. */
+  /** Where the item is declared (its identity key): file:line:col, carried into its change. */
   position: FilePosition;
   /** The item's previous identity (`renamed_from`): a live item of that identity is renamed in place. */
   renamedFrom?: string;
@@ -26,7 +26,8 @@ export interface DesiredItem {
   fieldOrigins?: Record<string, FilePosition>;
 }
 
-export interface PruneSettings { proxy_records: boolean; roles: boolean; feature_flags: boolean }
+/** Per prunable kind (by its configKey, the key under `prune:`): whether the files own it entirely. */
+export type PruneSettings = Record<string, boolean>;
 
 export interface DesiredOrganization {
   id: string;

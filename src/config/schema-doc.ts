@@ -1,36 +1,8 @@
 // The JSON Schema as a document, read only when an error needs explaining: which fields a
 // mapping allows, the hint for a pattern, the name of the definition a value belongs to.
-import { loadSchemaText } from '../resources/schema-fields.js';
+import { schemaDocument, type SchemaNode } from '../resources/schema.js';
 
-export interface SchemaNode {
-  type?: string | string[];
-  properties?: Record<string, SchemaNode>;
-  patternProperties?: Record<string, SchemaNode>;
-  items?: SchemaNode;
-  $ref?: string;
-  enum?: unknown[];
-  pattern?: string;
-  format?: string;
-  maxLength?: number;
-  description?: string;
-  additionalProperties?: boolean | SchemaNode;
-  propertyNames?: SchemaNode;
-  not?: SchemaNode;
-  'x-sensitive'?: boolean;
-  /** What a value must look like, for messages about a failed pattern or format. */
-  'x-expected'?: string;
-  /** Why the names a `propertyNames` refuses are refused, for messages. */
-  'x-reason'?: string;
-}
-
-interface SchemaDocument extends SchemaNode { $defs: Record<string, SchemaNode> }
-
-let cached: SchemaDocument | undefined;
-
-export function schemaDocument(): SchemaDocument {
-  cached ??= JSON.parse(loadSchemaText()) as SchemaDocument;
-  return cached;
-}
+export { schemaDocument, type SchemaNode } from '../resources/schema.js';
 
 export interface ResolvedSchema {
   node: SchemaNode;

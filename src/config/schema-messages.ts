@@ -2,7 +2,7 @@
 // is wrong (not also the enum and pattern it then fails), the allowed values when there are
 // few, a did-you-mean for misspelt fields and values, and never a sensitive value.
 import type { ErrorObject } from 'ajv';
-import { KINDS } from '../resources/registry.js';
+import { KINDS, childKinds, topKinds } from '../resources/registry.js';
 import { readablePath, splitPointer } from './pointer.js';
 import { defsDeclaring, resolveNode, schemaAt } from './schema-doc.js';
 import { suggest } from './suggest.js';
@@ -30,16 +30,16 @@ const MAX_LISTED = 8;
 
 const RANK: Record<string, number> = { type: 0, required: 0, additionalProperties: 0, enum: 1, format: 2, pattern: 3 };
 
-// Kinds of a project may also be declared at the top level, for several projects at once.
+// Kinds nested in a parent's items may also be declared at the top level, for several parents at once.
 const ORG_LISTS = new Set(KINDS.map((k) => k.configKey));
-const PROJECT_LISTS = new Set(KINDS.filter((k) => k.parent === 'project').map((k) => k.configKey));
-const PROJECTS = KINDS.find((k) => k.name === 'project')?.configKey ?? 'projects';
+/** Top-level list of a parent kind → the lists nested in its items (projects → feature_flags), from the registry. */
+const NESTED = new Map(topKinds().map((k) => [k.configKey, new Set(childKinds(k).map((c) => c.configKey))]));
 
 const isIndex = (s: string | undefined) => s !== undefined && /^\d+$/.test(s);
 
 /** Where the item around a location ends (projects/0, projects/0/feature_flags/2), or -1. */
 function itemEnd(seg: readonly string[]): number {
-  if (seg[0] === PROJECTS && isIndex(seg[1]) && PROJECT_LISTS.has(seg[2] ?? '') && isIndex(seg[3]) && seg.length > 4) return 3;
+  if (NESTED.get(seg[0] ?? '')?.has(seg[2] ?? '') && isIndex(seg[1]) && isIndex(seg[3]) && seg.length > 4) return 3;
   if (ORG_LISTS.has(seg[0] ?? '') && isIndex(seg[1]) && seg.length > 2) return 1;
   return -1;
 }

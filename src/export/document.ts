@@ -4,10 +4,10 @@
 // top-level list, every kind whose parent is another kind is nested in that kind's items.
 // Values the JSON Schema would reject are left out (with a note) so the file always loads;
 // sensitive values become ${env:…} placeholders.
-import type { LiveState } from '../api/live-state.js';
 import type { SchemaValidator } from '../config/compiled.js';
-import type { KindName, LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
-import { KINDS } from '../resources/registry.js';
+import type { LiveState } from '../plan/live.js';
+import { labelOf, type KindName, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
+import { KINDS, type Kinds } from '../resources/registry.js';
 import { addressOf } from '../plan/types.js';
 import { escapeInterpolation, exportedValue } from './values.js';
 import { VariableNamer } from './variables.js';
@@ -20,6 +20,8 @@ export interface ExportOptions {
   schemaId: string;
   /** The compiled JSON Schema validator the loader uses. */
   validate: SchemaValidator;
+  /** The kinds to export (default: every registered kind). */
+  kinds?: Kinds;
 }
 
 export interface ExportVariable { name: string; address: string; field: string }
@@ -50,7 +52,7 @@ interface Entry {
 
 interface Group { kind: ResourceKind; entries: Entry[] }
 
-const label = (entry: Entry) => `${entry.kind.name.replace(/_/g, ' ')} ${entry.key === '' ? '""' : entry.key}`;
+const label = (entry: Entry) => `${labelOf(entry.kind)} ${entry.key === '' ? '""' : entry.key}`;
 
 /** Numbers by value; anything else by the kind's match key, then as written. */
 function byIdentity(kind: ResourceKind): (a: LiveRecord, b: LiveRecord) => number {
@@ -63,7 +65,7 @@ function byIdentity(kind: ResourceKind): (a: LiveRecord, b: LiveRecord) => numbe
   };
 }
 
-function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope): Entry[] {
+function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kinds): Entry[] {
   const records = (live.find(kind, scope) ?? []).filter((r) => !kind.isGone(r)).sort(byIdentity(kind));
   return records.map((record) => {
     const identity = record[kind.identityField];
@@ -75,8 +77,8 @@ function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope): Entry[] {
       if (field === kind.identityField || record[field] === undefined) continue;
       data[field] = exportedValue(kind, field, record[field]);
     }
-    const children = KINDS.filter((c) => c.parent === kind.name)
-      .map((child) => ({ kind: child, entries: entriesOf(live, child, { organization: scope.organization, project: Number(kind.liveId(record)) }) }));
+    const children = kinds.filter((c) => c.parent === kind.name)
+      .map((child) => ({ kind: child, entries: entriesOf(live, child, { organization: scope.organization, project: Number(kind.liveId(record)) }, kinds) }));
     return { kind, address: addressOf(kind.name, scope.organization, key), key, data, children, notes: [], dropped: false, secrets: new Map() };
   });
 }
@@ -148,8 +150,9 @@ function allEntries(groups: Group[]): Entry[] {
 
 export function exportDocument(live: LiveState, options: ExportOptions): ExportResult {
   const { organization } = options;
-  const groups: Group[] = KINDS.filter((k) => k.parent === 'organization')
-    .map((kind) => ({ kind, entries: entriesOf(live, kind, { organization, project: null }) }));
+  const kinds = options.kinds ?? KINDS;
+  const groups: Group[] = kinds.filter((k) => k.parent === 'organization')
+    .map((kind) => ({ kind, entries: entriesOf(live, kind, { organization, project: null }, kinds) }));
   dropInvalid(organization, groups, options.validate);
 
   const entries = allEntries(groups);
@@ -183,7 +186,7 @@ export function exportDocument(live: LiveState, options: ExportOptions): ExportR
     notesOf: (entry) => entry.notes,
     secretsOf: (entry) => entry.secrets,
   });
-  const counts = KINDS.map((kind) => ({ kind: kind.name, count: entries.filter((e) => e.kind === kind && !e.dropped).length }));
+  const counts = kinds.map((kind) => ({ kind: kind.name, count: entries.filter((e) => e.kind === kind && !e.dropped).length }));
   const warnings = entries.flatMap((e) => e.notes.map((n) => `${label(e)}: ${n}`));
   return { text, variables, warnings, counts };
 }

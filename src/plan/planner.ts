@@ -1,22 +1,32 @@
-// The planner: a pure function of (desired, live) → plan. Generic over resource kinds.
+// The planner: a pure function of (desired, live, options) → plan. Generic over resource
+// kinds: it reads what is special about a kind from the kind, and never names one.
 import { hash } from 'node:crypto';
 import type { DesiredItem, DesiredOrganization, DesiredState } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
-import type { LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
-import { KINDS } from '../resources/registry.js';
-import type { LiveState } from '../api/live-state.js';
+import { labelOf, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
+import { KINDS, kindByName, type Kinds } from '../resources/registry.js';
+import type { LiveState } from './live.js';
 import { canonicalJson, dropServerKeys, RULES, sameValue, serverKeysOf } from './normalize.js';
-import { safetyWarnings } from './safety.js';
 import {
   addressOf, SENSITIVE, type Change, type Execution, type FieldChange, type ManagedItem, type Plan, type PlanResult, type UnmanagedItem,
 } from './types.js';
 
-export interface PlanOptions { baseUrl: string; kind?: 'plan' | 'drift' }
+export interface PlanOptions {
+  baseUrl: string;
+  kind?: 'plan' | 'drift';
+  /** The kinds to plan (default: every registered kind), parents before their children. */
+  kinds?: Kinds;
+}
 
 // One-shot hashing: it runs once per managed item.
 const sha256 = (text: string) => hash('sha256', text, 'hex');
 
+/**
+ * The plan, with what apply needs to execute it. Its `warnings` are empty: warnings are
+ * annotations, added beside it (src/plan/annotate.ts).
+ */
 export function computePlan(desired: DesiredState, live: LiveState, options: PlanOptions): PlanResult {
+  const kinds = options.kinds ?? KINDS;
   const changes: Change[] = [];
   const unmanaged: UnmanagedItem[] = [];
   const managed: ManagedItem[] = [];
@@ -27,7 +37,7 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
 
   for (const org of desired.organizations) {
     const itemsByScope = groupBy(org.items, (i) => `${i.kind}|${i.project ?? ''}`);
-    for (const kind of KINDS) {
+    for (const kind of kinds) {
       for (const scope of scopesOf(kind, org)) {
         const records = distinctRecords(kind, (live.find(kind, scope) ?? []).filter((r) => !kind.isGone(r)));
         const countKey = `${kind.name}|${org.id}`;
@@ -59,7 +69,7 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
           if (matched.has(record)) continue;
           const key = kind.displayKey(record[kind.identityField]);
           const address = addressOf(kind.name, org.id, itemKey(scope, key));
-          if (kind.pruneKey && org.prune[kind.pruneKey]) {
+          if (kind.prunable && org.prune[kind.configKey] === true) {
             managed.push({ address, digest: itemDigest(kind, address, undefined, record) });
             changes.push({ address, kind: kind.name, organization: org.id, project: scope.project, key: itemKey(scope, key), action: 'delete', fields: [] });
             executions.set(address, { kind, scope, identity: key, id: kind.liveId(record), values: {} });
@@ -73,11 +83,13 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
 
   if (missing.length > 0) {
     const first = missing[0] as DesiredItem;
+    const kind = kindByName(first.kind, kinds);
     const more = missing.length > 1 ? ` (and ${missing.length - 1} more)` : '';
-    throw new HogsyncError('config', `${first.kind} ${first.key} does not exist in organization ${first.organization} (${first.kind}s are adopted by id, never created)${more}`, { position: first.position });
+    const why = kind.notCreated ?? `${labelOf(kind)} items cannot be created`;
+    throw new HogsyncError('config', `${first.kind} ${first.key} does not exist in organization ${first.organization} (${why})${more}`, { position: first.position });
   }
 
-  assertOneChangePerItem(changes, executions, desired);
+  assertOneChangePerItem(changes, executions, desired, kinds);
 
   const plan: Plan = {
     format_version: '1',
@@ -97,9 +109,7 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
     warnings: [],
     managed: managed.sort(byAddress),
   };
-  const result: PlanResult = { plan, executions, liveCounts };
-  plan.warnings = safetyWarnings(result);
-  return result;
+  return { plan, executions, liveCounts };
 }
 
 /** A record read twice (a list that shifted between its pages) is one record: the same API id. */
@@ -125,12 +135,12 @@ function identityCollision(kind: ResourceKind, scope: Scope, a: LiveRecord, b: L
  * The last line of defence: one change per item, and never a delete of an item the files
  * declare present. A plan that breaks either is refused, never applied.
  */
-function assertOneChangePerItem(changes: readonly Change[], executions: ReadonlyMap<string, Execution>, desired: DesiredState): void {
+function assertOneChangePerItem(changes: readonly Change[], executions: ReadonlyMap<string, Execution>, desired: DesiredState, kinds: Kinds): void {
   const matchOf = (kind: ResourceKind, organization: string, project: number | null, key: string) => `${kind.name}|${organization}|${project ?? ''}|${kind.matchKey(key)}`;
   const declared = new Set<string>();
   for (const org of desired.organizations) {
     for (const item of org.items) {
-      const kind = KINDS.find((k) => k.name === item.kind);
+      const kind = kinds.find((k) => k.name === item.kind);
       if (kind && item.ensure === 'present') declared.add(matchOf(kind, org.id, item.project, item.key));
     }
   }
@@ -161,10 +171,11 @@ function groupBy<T>(list: readonly T[], keyOf: (item: T) => string): Map<string,
   return groups;
 }
 
-function scopesOf(kind: ResourceKind, org: DesiredOrganization): Scope[] {
+/** The collections of a kind the desired state covers: the organization's, or one per declared parent item. */
+export function scopesOf(kind: ResourceKind, org: DesiredOrganization): Scope[] {
   if (kind.parent === 'organization') return [{ organization: org.id, project: null }];
   return org.items
-    .filter((i) => i.kind === 'project' && i.ensure === 'present')
+    .filter((i) => i.kind === kind.parent && i.ensure === 'present')
     .map((i) => ({ organization: org.id, project: Number(i.key) }));
 }
 

@@ -1,5 +1,9 @@
-// Safety rules of apply, as pure functions of a plan: deleting too large a share of one kind,
-// and deleting a project that the command line did not name.
+// Safety rules of apply, as pure functions of a plan and the command line's options: deleting
+// too large a share of one kind, and deleting an item of a kind that needs an explicit allow
+// (projects) that the command line did not name.
+import { labelOf } from '../resources/kind.js';
+import { KINDS, type Kinds } from '../resources/registry.js';
+import { DEFAULT_MAX_DELETE_PERCENT, DELETE_SHARE_MIN_ITEMS } from './limits.js';
 import type { PlanResult } from './types.js';
 
 export interface SafetyOptions {
@@ -8,20 +12,19 @@ export interface SafetyOptions {
   maxDeletePercent: number;
 }
 
-export const DEFAULT_MAX_DELETE_PERCENT = 30;
-/** Below this many live items of a kind, the delete share rule does not apply. */
-export const DELETE_SHARE_MIN_ITEMS = 10;
+export { DEFAULT_MAX_DELETE_PERCENT, DELETE_SHARE_MIN_ITEMS } from './limits.js';
 
-export interface SafetyViolation { rule: 'delete_share' | 'project_delete'; message: string; allowWith: string }
+export interface SafetyViolation { rule: 'delete_share' | 'delete_needs_allow'; message: string; allowWith: string }
 
-export function safetyViolations(result: PlanResult, options: SafetyOptions): SafetyViolation[] {
+export function safetyViolations(result: PlanResult, options: SafetyOptions, kinds: Kinds = KINDS): SafetyViolation[] {
   const violations: SafetyViolation[] = [];
   const deletes = result.plan.changes.filter((c) => c.action === 'delete');
   for (const change of deletes) {
-    if (change.kind !== 'project') continue;
-    const allow = `project/${change.key}`;
+    const kind = kinds.find((k) => k.name === change.kind);
+    if (!kind?.deleteNeedsAllow) continue;
+    const allow = `${kind.name}/${change.key}`;
     if (!options.allowDelete.includes(allow)) {
-      violations.push({ rule: 'project_delete', message: `deleting project ${change.key} (${change.address}) needs --allow-delete ${allow}`, allowWith: `--allow-delete ${allow}` });
+      violations.push({ rule: 'delete_needs_allow', message: `deleting ${labelOf(kind)} ${change.key} (${change.address}) needs --allow-delete ${allow}`, allowWith: `--allow-delete ${allow}` });
     }
   }
   const perKind = new Map<string, number>();
@@ -48,7 +51,7 @@ export function safetyViolations(result: PlanResult, options: SafetyOptions): Sa
 }
 
 /** What a plan shows so that a reviewer learns before apply that apply would refuse it. */
-export function safetyWarnings(result: PlanResult): string[] {
-  return safetyViolations(result, { allowDelete: [], maxDeletePercent: DEFAULT_MAX_DELETE_PERCENT })
+export function safetyWarnings(result: PlanResult, kinds: Kinds = KINDS): string[] {
+  return safetyViolations(result, { allowDelete: [], maxDeletePercent: DEFAULT_MAX_DELETE_PERCENT }, kinds)
     .map((v) => `apply will refuse unless run with ${v.allowWith}: ${v.message}`);
 }

@@ -1,6 +1,10 @@
 // The plan: a value computed once from desired and live state, read by every renderer,
 // by the safety rules and by apply. Its JSON form (format_version "1") is a contract.
-import type { KindName, ResourceKind, Scope } from '../resources/kind.js';
+// Nothing changes a plan once computed: annotations (a kind's previews, warnings) make a
+// new plan (src/plan/annotate.ts), safety is evaluated from (plan, options) when needed.
+import type { ChangeAnnotations, KindName, ResourceKind, Scope } from '../resources/kind.js';
+
+export type { BlastRadius, ChangeAnnotations } from '../resources/kind.js';
 
 export type Action = 'create' | 'update' | 'delete';
 
@@ -13,9 +17,7 @@ export interface FieldChange {
   sensitive: boolean;
 }
 
-export interface BlastRadius { affected: number; total: number }
-
-export interface Change {
+export interface Change extends ChangeAnnotations {
   address: string;
   kind: KindName;
   organization: string;
@@ -23,8 +25,6 @@ export interface Change {
   key: string;
   action: Action;
   fields: FieldChange[];
-  /** Feature flags whose release conditions change: how many users the new conditions reach. */
-  blast_radius?: BlastRadius;
 }
 
 export interface UnmanagedItem {

@@ -1,5 +1,5 @@
-// Renderings of an apply report: per change applied / failed / skipped, DNS targets of new
-// proxy records, and warnings about fields the API did not take.
+// Renderings of an apply report: per change applied / failed / skipped, the notes a kind
+// attached (DNS targets of new proxy records), and warnings about fields the API did not take.
 import type { ApplyReport, ChangeOutcome } from '../apply/execute.js';
 import { printable, SYMBOL } from './values.js';
 
@@ -9,18 +9,11 @@ export function outcomeLine(o: ChangeOutcome, done?: number, total?: number): st
   return printable(`${counter}${SYMBOL[o.action]} ${o.address} ${o.status}${detail}`);
 }
 
-function dnsLine(o: ChangeOutcome): string | undefined {
-  if (!o.target_cname) return undefined;
-  const domain = o.address.slice(o.address.lastIndexOf('/') + 1);
-  return printable(`    DNS: point ${domain} CNAME ${o.target_cname} (status ${o.record_status ?? 'unknown'})`);
-}
-
 export function renderApplyText(report: ApplyReport): string {
   const out: string[] = [];
   for (const o of report.outcomes) {
     out.push(`  ${outcomeLine(o)}`);
-    const dns = dnsLine(o);
-    if (dns) out.push(dns);
+    for (const note of report.notes.get(o.address) ?? []) out.push(printable(`    ${note}`));
   }
   if (report.warnings.length > 0) {
     out.push('', 'Warnings:');

@@ -1,7 +1,12 @@
-// What a resource kind declares. The planner, applier, renderers and exporter are generic
-// over this interface; a kind module is data plus a few small functions.
+// What a resource kind declares. The loader, reader, planner, applier, renderers and exporter
+// are generic over this interface and never name a kind: what is special about one (its
+// identity rules, a delete that needs an explicit allow, a preview such as a flag's blast
+// radius, what a create returns that the user must see) is a datum or a hook here, declared
+// in the kind's own module. A kind module is data plus a few small functions; adding a kind
+// is one module and one line in src/resources/registry.ts.
 
-export type KindName = 'project' | 'proxy_record' | 'role' | 'feature_flag';
+/** A kind's name (`project`, `feature_flag`, …): the first part of its addresses. */
+export type KindName = string;
 
 /** How a field's values are compared (see src/plan/normalize.ts for every rule). */
 export type CompareRule = 'plain' | 'decimal' | 'integer' | 'domain' | 'untyped';
@@ -11,27 +16,77 @@ export interface FieldSpec {
   sensitive: boolean;
 }
 
-/** Where an item lives: every item is in an organization; feature flags also in a project. */
+/**
+ * Where an item lives: every item is in an organization; items of a child kind also in their
+ * parent item, whose numeric id `project` holds (projects are the one parent kind today, and
+ * `project` is the name the plan's JSON contract gives that id).
+ */
 export interface Scope { organization: string; project: number | null }
 
 export interface HttpCall { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string; body?: Record<string, unknown> }
 
 export type LiveRecord = Record<string, unknown>;
 
+/** The part of the API port a kind's hooks may call (src/http/port.ts has the whole port). */
+export interface KindPort {
+  request<T = unknown>(method: HttpCall['method'], path: string, options?: { body?: unknown; okStatuses?: number[]; idempotent?: boolean }): Promise<{ status: number; body: T }>;
+}
+
+export interface BlastRadius { affected: number; total: number }
+
+/**
+ * What a kind's preview adds to a planned change, shown beside it in every rendering (the
+ * names are those of the plan's JSON contract). New kinds of annotation get a field here.
+ */
+export interface ChangeAnnotations {
+  /** Feature flags whose release conditions change: how many users the new conditions reach. */
+  blast_radius?: BlastRadius;
+}
+
+/** A planned create or update, as a kind's preview sees it. */
+export interface PreviewInput {
+  /** The change's address, for warnings. */
+  address: string;
+  action: 'create' | 'update';
+  scope: Scope;
+  /** The identity value as the API takes it. */
+  identity: string;
+  /** Declared values of the changed fields, unredacted. */
+  values: Record<string, unknown>;
+  /** Paths of the fields the change sets. */
+  changed: readonly string[];
+}
+
+export interface PreviewResult { annotations?: ChangeAnnotations; warning?: string }
+
+/** What a create answered that the user must see: fields of the apply report, and lines for people. */
+export interface CreatedReport {
+  /** Added to the change's outcome in the apply report (names of its JSON contract). */
+  fields: { target_cname?: string; record_status?: string };
+  /** Shown under the change in the text report. */
+  notes: string[];
+}
+
 export interface ResourceKind {
   readonly name: KindName;
-  /** Key of the list in the configuration file (`projects`, `roles`, …). */
+  /** How messages name one item of the kind ("proxy record"); default: the name without underscores. */
+  readonly label?: string;
+  /** Key of the list in the configuration file (`projects`, `roles`, …); also its key under `prune:`. */
   readonly configKey: string;
-  /** Key under `prune:` that makes the configuration own this kind; absent when it cannot be pruned. */
-  readonly pruneKey?: 'proxy_records' | 'roles' | 'feature_flags';
+  /** Whether `prune: {<configKey>: true}` makes the configuration own this kind (delete what it does not declare). */
+  readonly prunable: boolean;
   /** The identity field in the file and in API records. */
   readonly identityField: string;
-  /** Parent of the item's collection. */
-  readonly parent: 'organization' | 'project';
-  /** `list`: one paginated list per collection; `get`: one GET per declared item (projects). */
+  /** `organization`, or the name of the kind whose items hold this kind's items (and their lists). */
+  readonly parent: 'organization' | KindName;
+  /** `list`: one paginated list per collection; `get`: one GET per declared item (lists carry only basic fields). */
   readonly read: 'list' | 'get';
   readonly canCreate: boolean;
-  /** Managed fields (everything writable but the identity), from the JSON Schema. */
+  /** Why a missing item cannot be created, for the error naming it ("adopted by id, never created"). */
+  readonly notCreated?: string;
+  /** A delete of this kind is refused unless the command line names the item (`--allow-delete KIND/KEY`). */
+  readonly deleteNeedsAllow?: boolean;
+  /** Managed fields (everything writable but the identity), usually from the JSON Schema. */
   readonly fields: Readonly<Record<string, FieldSpec>>;
   /**
    * Inside object fields, per field: defaults the API fills in when a file leaves them out
@@ -52,9 +107,23 @@ export interface ResourceKind {
   itemPath(scope: Scope, id: string | number): string;
   /** The API id of a live record (UUID or integer). */
   liveId(record: LiveRecord): string | number;
-  /** Live records that represent deleted items (soft-deleted flags), ignored entirely. */
+  /** Live records that represent deleted items (soft-deleted flags): absent for plan, drift, verify and export. */
   isGone(record: LiveRecord): boolean;
   createCall(scope: Scope, key: string, fields: Record<string, unknown>): HttpCall;
   updateCall(scope: Scope, id: string | number, fields: Record<string, unknown>): HttpCall;
   deleteCall(scope: Scope, id: string | number): HttpCall;
+
+  /**
+   * Optional preview of a planned create or update, asked of the API before anything changes
+   * (a flag's blast radius). Returns nothing when there is nothing to say; a failure is a
+   * warning of the plan (the hook words it), never an error.
+   */
+  preview?(input: PreviewInput, port: KindPort): Promise<PreviewResult | undefined>;
+  /** Optional: what a create answered that the user must see (a proxy record's CNAME target). */
+  created?(record: LiveRecord, identity: string): CreatedReport | undefined;
+}
+
+/** How messages name one item of a kind. */
+export function labelOf(kind: ResourceKind): string {
+  return kind.label ?? kind.name.replace(/_/g, ' ');
 }

@@ -1,17 +1,22 @@
-// Projects: adopted by id, read one GET each, updated by PATCH, never created.
+// Projects: adopted by id, read one GET each (their list carries only basic fields), updated by
+// PATCH, never created; deleting one needs the command line to name it. They hold feature flags.
 import type { ResourceKind, Scope } from './kind.js';
-import { fieldsFromSchema } from './schema-fields.js';
+import { fieldsFromSchema, lazy } from './schema.js';
 
 const base = (s: Scope) => `/api/organizations/${encodeURIComponent(s.organization)}/projects/`;
+const fields = lazy(() => fieldsFromSchema('project', ['id']));
 
 export const project: ResourceKind = {
   name: 'project',
   configKey: 'projects',
+  prunable: false,
   identityField: 'id',
   parent: 'organization',
   read: 'get',
   canCreate: false,
-  fields: fieldsFromSchema('project', ['id', 'feature_flags']),
+  notCreated: 'projects are adopted by id, never created',
+  deleteNeedsAllow: true,
+  get fields() { return fields(); },
   createStatuses: [201],
   deleteStatuses: [204],
   displayKey: (raw) => String(raw),
@@ -21,6 +26,6 @@ export const project: ResourceKind = {
   liveId: (r) => r.id as number,
   isGone: () => false,
   createCall: () => { throw new Error('projects are adopted by id and never created'); },
-  updateCall: (s, id, fields) => ({ method: 'PATCH', path: project.itemPath(s, id), body: fields }),
+  updateCall: (s, id, values) => ({ method: 'PATCH', path: project.itemPath(s, id), body: values }),
   deleteCall: (s, id) => ({ method: 'DELETE', path: project.itemPath(s, id) }),
 };

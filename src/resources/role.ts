@@ -1,20 +1,21 @@
 // Roles: identity = name, unique case-insensitively, so a role whose name differs only in
 // case is the same role (its name is updated).
 import type { ResourceKind, Scope } from './kind.js';
-import { fieldsFromSchema } from './schema-fields.js';
+import { fieldsFromSchema, lazy } from './schema.js';
 
 const base = (s: Scope) => `/api/organizations/${encodeURIComponent(s.organization)}/roles/`;
+// `name` is managed too: it is how a change of case reaches the API.
+const fields = lazy(() => ({ name: { compare: 'plain' as const, sensitive: false }, ...fieldsFromSchema('role', ['name']) }));
 
 export const role: ResourceKind = {
   name: 'role',
   configKey: 'roles',
-  pruneKey: 'roles',
+  prunable: true,
   identityField: 'name',
   parent: 'organization',
   read: 'list',
   canCreate: true,
-  // `name` is managed too: it is how a change of case reaches the API.
-  fields: { name: { compare: 'plain', sensitive: false }, ...fieldsFromSchema('role', ['name']) },
+  get fields() { return fields(); },
   createStatuses: [200, 201],
   deleteStatuses: [200, 204],
   displayKey: (raw) => String(raw),
@@ -23,7 +24,7 @@ export const role: ResourceKind = {
   itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
   liveId: (r) => r.id as string,
   isGone: () => false,
-  createCall: (s, key, fields) => ({ method: 'POST', path: base(s), body: { ...fields, name: key } }),
-  updateCall: (s, id, fields) => ({ method: 'PATCH', path: role.itemPath(s, id), body: fields }),
+  createCall: (s, key, values) => ({ method: 'POST', path: base(s), body: { ...values, name: key } }),
+  updateCall: (s, id, values) => ({ method: 'PATCH', path: role.itemPath(s, id), body: values }),
   deleteCall: (s, id) => ({ method: 'DELETE', path: role.itemPath(s, id) }),
 };

@@ -1,7 +1,7 @@
 // A client wired to an undici MockAgent (no network), recording the waits it asks for and
 // the events it emits, so retry and pagination tests can assert them without real time.
 import { MockAgent, type Interceptable } from 'undici';
-import { ApiClient, type ClientEvent, type ClientOptions } from '../../src/api/client.js';
+import { ApiClient, type ClientEvent, type ClientOptions } from '../../src/http/client.js';
 
 export const ORIGIN = 'https://api.test';
 export const KEY = 'phx_Sup3rS3cretKeyForTests0123456789';

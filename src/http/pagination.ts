@@ -3,7 +3,7 @@
 // uses limit/offset, the remaining pages are known in advance and fetched in parallel.
 // Every URL fetched comes from (or is built on) a `next` link that passed the origin check.
 import { HogsyncError } from '../errors.js';
-import { mapLimit } from './concurrency.js';
+import { mapLimit } from '../util/map-limit.js';
 
 export interface Page {
   status: number;

@@ -68,16 +68,6 @@ export function oneLine(s: string, max = EXCERPT): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/**
- * Replace every occurrence of the key (and any bearer token) so no message can carry it.
- * Case-insensitive: a key that went through a hostname or a header comes back lower-cased.
- */
-export function redact(text: string, secret: string): string {
-  let out = text.replace(/(Bearer\s+)\S+/gi, '$1[redacted]');
-  if (secret.length >= 4) out = out.replace(new RegExp(secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), '[redacted]');
-  return out;
-}
-
 function mediaType(contentType: string | undefined): string | undefined {
   const type = contentType?.split(';')[0]?.trim().toLowerCase();
   return type === undefined || type === '' ? undefined : type;

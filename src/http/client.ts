@@ -5,13 +5,15 @@
 import { Agent, type Dispatcher } from 'undici';
 import { HogsyncError, type ErrorCode, type RequestInfo } from '../errors.js';
 import { VERSION } from '../version.js';
-import { errorMessage, parseBody, redact } from './api-error.js';
+import { redact } from '../util/redact.js';
+import { errorMessage, parseBody } from './api-error.js';
 import { systemClock, type Clock } from './clock.js';
 import { Semaphore } from './concurrency.js';
 import { displayPath, parseBaseUrl, resolveUrl, type Base } from './origin.js';
 import { collectPages } from './pagination.js';
 import { RateLimiter } from './rate-limit.js';
 import { MAX_SERVER_WAIT_MS, RETRYABLE_STATUSES, backoffMs, isIdempotent, serverWaitMs } from './retry.js';
+import type { ApiPort } from './port.js';
 import { TransportFailure, exchange, type HttpMethod, type RawResponse } from './transport.js';
 
 export type { HttpMethod } from './transport.js';
@@ -66,7 +68,7 @@ export interface ClientStats {
   throttled: number;
 }
 
-export class ApiClient {
+export class ApiClient implements ApiPort {
   readonly stats: ClientStats = { requests: 0, retries: 0, throttled: 0 };
   private readonly base: Base;
   private readonly apiKey: string;

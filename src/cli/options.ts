@@ -1,0 +1,106 @@
+// Every option the verbs share or parse, in one place: the common options (defined once, for
+// the program and for each verb), the API settings from flags and environment, and one
+// parser for numbers, so every bad value gets the same kind of one-line error.
+import type { Command } from 'commander';
+import { HogsyncError } from '../errors.js';
+import { DEFAULT_MAX_DELETE_PERCENT } from '../plan/limits.js';
+import type { SafetyOptions } from '../plan/safety.js';
+import type { ApiSettings } from '../usecases/session.js';
+
+export const DEFAULT_BASE_URL = 'https://us.posthog.com';
+export const DEFAULT_PARALLELISM = 10;
+export const DEFAULT_MAX_RATE = 480;
+
+/** The options every API verb takes, also accepted before the verb. */
+export function withApiOptions(cmd: Command): Command {
+  return cmd.option('--base-url <url>', `API base URL (env HOGSYNC_BASE_URL, default ${DEFAULT_BASE_URL})`)
+    .option('--parallelism <n>', `concurrent requests (default ${DEFAULT_PARALLELISM})`)
+    .option('--max-rate <n>', `client-side limit of requests per minute (default ${DEFAULT_MAX_RATE}, the API's limit for personal keys)`);
+}
+
+/** The options every verb takes, also accepted before the verb. */
+export function withOutputOptions(cmd: Command): Command {
+  return cmd.option('--no-color', 'disable colour (also NO_COLOR)')
+    .option('--verbose', 'print details and stack traces');
+}
+
+export interface NumberRule {
+  min: number;
+  max: number;
+  integer: boolean;
+  /**
+   * `from` (default): digits only (with a fraction for non-integers), since Number() would
+   * also take "", " 5", "0x10" and "1e1"; the message reads `a whole number from 1 to 100`.
+   * `between`: the sandbox's options, any JavaScript number (".5", "1e3"); the message reads
+   * `an integer between 0 and 65535`.
+   */
+  style?: 'from' | 'between';
+}
+
+/** The one number parser of the command line. */
+export function numberOption(value: unknown, flag: string, rule: NumberRule): number {
+  const text = typeof value === 'number' ? String(value) : String(value ?? '');
+  const shape = rule.integer ? /^\d+$/ : /^\d+(\.\d+)?$/;
+  const trimmed = rule.style === 'between' ? text.trim() : text;
+  const n = typeof value === 'number' ? value
+    : rule.style === 'between' ? (trimmed === '' ? NaN : Number(trimmed))
+    : shape.test(trimmed) ? Number(trimmed) : NaN;
+  const ok = Number.isFinite(n) && n >= rule.min && n <= rule.max && (!rule.integer || Number.isSafeInteger(n));
+  if (ok) return n;
+  if (rule.style === 'between') {
+    throw new HogsyncError('usage', `${flag} must be ${rule.integer ? 'an integer' : 'a number'} between ${rule.min} and ${rule.max} (got "${trimmed}")`);
+  }
+  const what = rule.integer ? 'a whole number' : 'a number';
+  throw new HogsyncError('usage', `${flag} must be ${what} from ${rule.min} to ${rule.max}, got ${JSON.stringify(value ?? '')}`);
+}
+
+export function positiveInt(value: unknown, flag: string, max = Number.MAX_SAFE_INTEGER): number {
+  return numberOption(value, flag, { min: 1, max, integer: true });
+}
+
+export function apiSettings(opts: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): ApiSettings {
+  const baseUrl = String(opts.baseUrl ?? (env.HOGSYNC_BASE_URL || DEFAULT_BASE_URL)).replace(/\/+$/, '');
+  const apiKey = env.HOGSYNC_API_KEY ?? '';
+  if (!apiKey) throw new HogsyncError('usage', 'HOGSYNC_API_KEY is not set: export a personal API key (it is read only from the environment)');
+  return {
+    baseUrl,
+    apiKey,
+    parallelism: positiveInt(opts.parallelism ?? DEFAULT_PARALLELISM, '--parallelism', 100),
+    requestsPerMinute: positiveInt(opts.maxRate ?? DEFAULT_MAX_RATE, '--max-rate', 1_000_000),
+  };
+}
+
+export function safetyOptions(opts: Record<string, unknown>): SafetyOptions {
+  const list = Array.isArray(opts.allowDelete) ? opts.allowDelete.map(String) : [];
+  for (const item of list) {
+    if (!/^[a-z_]+\/.+$/.test(item)) throw new HogsyncError('usage', `--allow-delete takes KIND/KEY, e.g. project/777, got ${JSON.stringify(item)}`);
+  }
+  const percent = numberOption(opts.maxDeletePercent ?? String(DEFAULT_MAX_DELETE_PERCENT), '--max-delete-percent', { min: 0, max: 100, integer: false });
+  return { allowDelete: list, maxDeletePercent: percent };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function organizationOption(raw: unknown): string {
+  const id = String(raw ?? '').trim();
+  if (!UUID.test(id)) throw new HogsyncError('usage', `--organization must be an organization id (a UUID such as 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f), got ${JSON.stringify(raw ?? '')}`);
+  return id.toLowerCase();
+}
+
+/** Repeated `--project ID`, each once, in order. */
+export function projectOptions(raw: unknown): number[] {
+  const list = Array.isArray(raw) ? raw : [];
+  return [...new Set(list.map((v) => positiveInt(v, '--project')))].sort((a, b) => a - b);
+}
+
+/** An optional number of the sandbox (absent: 0). */
+export function sandboxNumber(opts: Record<string, unknown>, name: string, flag: string, min: number, max: number, integer: boolean): number {
+  const raw = opts[name];
+  if (raw === undefined) return 0;
+  return numberOption(raw, flag, { min, max, integer, style: 'between' });
+}
+
+export function optionalString(opts: Record<string, unknown>, name: string): string | undefined {
+  const v = opts[name];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}

@@ -1,0 +1,85 @@
+// The JSON Schema of the configuration format, the one source of truth for it: read once,
+// on first use (never at import time), and shared by the kinds (their managed fields, their
+// sensitivity `x-sensitive` and compare rule `x-normalize`), the loader's messages
+// (src/config/schema-doc.ts), `hogsync schema` and the exporter's modeline.
+import { readFileSync } from 'node:fs';
+import type { CompareRule, FieldSpec } from './kind.js';
+
+export interface SchemaNode {
+  type?: string | string[];
+  properties?: Record<string, SchemaNode>;
+  patternProperties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+  $ref?: string;
+  enum?: unknown[];
+  pattern?: string;
+  format?: string;
+  maxLength?: number;
+  description?: string;
+  additionalProperties?: boolean | SchemaNode;
+  propertyNames?: SchemaNode;
+  not?: SchemaNode;
+  'x-sensitive'?: boolean;
+  'x-normalize'?: CompareRule;
+  /** A field that only shapes the configuration (an alias, a previous name): never a managed field. */
+  'x-config-only'?: boolean;
+  /** What a value must look like, for messages about a failed pattern or format. */
+  'x-expected'?: string;
+  /** Why the names a `propertyNames` refuses are refused, for messages. */
+  'x-reason'?: string;
+}
+
+export interface SchemaDocument extends SchemaNode { $id: string; $defs: Record<string, SchemaNode> }
+
+export const SCHEMA_URL = new URL('../../schemas/hogsync.schema.json', import.meta.url);
+
+let text: string | undefined;
+let document: SchemaDocument | undefined;
+
+/** The schema file's text, as `hogsync schema` prints it. */
+export function schemaText(): string {
+  text ??= readFileSync(SCHEMA_URL, 'utf8');
+  return text;
+}
+
+/** The schema, parsed once. */
+export function schemaDocument(): SchemaDocument {
+  document ??= JSON.parse(schemaText()) as SchemaDocument;
+  return document;
+}
+
+const refName = (ref: string | undefined) => ref?.replace('#/$defs/', '');
+
+/**
+ * Managed fields of `$defs[def]`: every property but the identity (`exclude`), `ensure`,
+ * fields that only shape the configuration (`x-config-only`: an alias, a previous name, a
+ * shared flag's projects) and nested collections of other items (a list whose items are a
+ * definition with `ensure`, such as a project's feature_flags): those are kinds of their own.
+ */
+export function fieldsFromSchema(def: string, exclude: readonly string[]): Record<string, FieldSpec> {
+  const defs = schemaDocument().$defs;
+  const node = defs[def];
+  if (!node?.properties) throw new Error(`schema has no $defs.${def}`);
+  const fields: Record<string, FieldSpec> = {};
+  for (const [name, prop] of Object.entries(node.properties)) {
+    if (name === 'ensure' || exclude.includes(name) || prop['x-config-only'] === true) continue;
+    const itemDef = defs[refName(prop.items?.$ref) ?? ''];
+    if (itemDef?.properties && 'ensure' in itemDef.properties) continue;
+    const target = prop.$ref ? defs[refName(prop.$ref) ?? ''] ?? prop : prop;
+    fields[name] = { compare: prop['x-normalize'] ?? target['x-normalize'] ?? 'plain', sensitive: prop['x-sensitive'] === true };
+  }
+  return fields;
+}
+
+/** A value computed on first use: a kind's fields are read from the schema only when needed. */
+export function lazy<T>(make: () => T): () => T {
+  let value: T | undefined;
+  let made = false;
+  return () => {
+    if (!made) {
+      value = make();
+      made = true;
+    }
+    return value as T;
+  };
+}

@@ -1,0 +1,82 @@
+// Reads live state through the API port with as few requests as the API allows: every list
+// and every GET is one unit of work, so they share the parallelism fairly. Records are checked
+// (an id and an identity) before anything plans on them. Which reads to make is decided
+// outside: src/state/targets.ts for a plan, reread.ts after apply, workspace.ts for export.
+import type { DesiredState } from '../config/model.js';
+import { HogsyncError } from '../errors.js';
+import type { ApiPort } from '../http/port.js';
+import { liveStateOf, type LiveState } from '../plan/live.js';
+import type { LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
+import type { Kinds } from '../resources/registry.js';
+import { mapLimit } from '../util/map-limit.js';
+import { plannedReads, type CollectionRead } from './targets.js';
+
+export type { CollectionRead } from './targets.js';
+
+/** The live state a desired state needs (see targets.ts). */
+export async function readLiveState(api: ApiPort, desired: DesiredState, parallelism: number, kinds?: Kinds): Promise<LiveState> {
+  return readCollections(api, plannedReads(desired, kinds), parallelism);
+}
+
+/** Reads collections; every list and every GET is one unit of work, so they share the parallelism fairly. */
+export async function readCollections(api: ApiPort, reads: readonly CollectionRead[], parallelism: number): Promise<LiveState> {
+  const units = reads.flatMap((read) => [...(read.list ? [{ read }] : []), ...read.ids.map((id) => ({ read, id }))]);
+  const results = await mapLimit(units, parallelism, async ({ read, id }: { read: CollectionRead; id?: string | number }) => {
+    // A child collection answers 404 when its parent does not exist: the planner names it then.
+    if (id === undefined) return listRecords(api, read.kind, read.scope, read.kind.parent !== 'organization');
+    const record = await getRecord(api, read.kind, read.scope, id);
+    return record ? [record] : [];
+  });
+  const byRead = new Map<CollectionRead, LiveRecord[]>();
+  units.forEach((unit, i) => {
+    let records = results[i] ?? [];
+    if (!('id' in unit) && unit.read.ids.length > 0) {
+      const declared = new Set(unit.read.ids.map(String));
+      records = records.filter((r) => !declared.has(String(unit.read.kind.liveId(r))));
+    }
+    byRead.set(unit.read, [...(byRead.get(unit.read) ?? []), ...records]);
+  });
+  return liveStateOf(reads.map((read) => ({ kind: read.kind, scope: read.scope, records: byRead.get(read) ?? [] })));
+}
+
+/** Live records drive deletes and updates: a record without an id or identity is refused, not guessed at. */
+function checkRecords(kind: ResourceKind, path: string, records: unknown[]): LiveRecord[] {
+  records.forEach((record, index) => {
+    const bad = (why: string) => new HogsyncError('api', `the API answered with a malformed ${kind.name} (item ${index + 1}): ${why}`, { request: { method: 'GET', path, status: 200 } });
+    if (record === null || typeof record !== 'object' || Array.isArray(record)) throw bad('not an object');
+    const r = record as LiveRecord;
+    if (typeof r.id !== 'string' && typeof r.id !== 'number') throw bad('"id" is missing or not a string or number');
+    const identity = r[kind.identityField];
+    if (typeof identity !== 'string' && typeof identity !== 'number') throw bad(`"${kind.identityField}" is missing or not a string`);
+  });
+  return records as LiveRecord[];
+}
+
+const is404 = (err: unknown) => err instanceof HogsyncError && err.request?.status === 404;
+
+/** Every record of a collection, checked; `missingIsEmpty`: a 404 means no collection (its parent is gone). */
+export async function listRecords(api: ApiPort, kind: ResourceKind, scope: Scope, missingIsEmpty = false): Promise<LiveRecord[]> {
+  const path = kind.collectionPath(scope);
+  try {
+    return checkRecords(kind, path, await api.listAll<unknown>(path));
+  } catch (err) {
+    if (missingIsEmpty && is404(err)) return [];
+    throw err;
+  }
+}
+
+/** One record, checked, or null when the API answers 404. */
+export async function getRecord(api: ApiPort, kind: ResourceKind, scope: Scope, id: string | number): Promise<LiveRecord | null> {
+  const path = kind.itemPath(scope, id);
+  try {
+    const { body } = await api.request<unknown>('GET', path);
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new HogsyncError('api', 'the API answered with a body that is not a record', { request: { method: 'GET', path, status: 200 } });
+    }
+    return checkRecords(kind, path, [body])[0] as LiveRecord;
+  } catch (err) {
+    if (is404(err)) return null;
+    throw err;
+  }
+}
+

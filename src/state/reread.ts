@@ -1,0 +1,19 @@
+// Re-reads what apply changed, to verify it, with the requests planning uses: one list per
+// touched collection (all pages) and one GET per touched item of kinds read one by one.
+import type { ApiPort } from '../http/port.js';
+import { collectionKey, type LiveState } from '../plan/live.js';
+import type { Execution } from '../plan/types.js';
+import { readCollections } from './live-state.js';
+import type { CollectionRead } from './targets.js';
+
+/** `applied`: the executions of the changes apply carried out. */
+export async function rereadApplied(api: ApiPort, applied: readonly Execution[], parallelism: number): Promise<LiveState> {
+  const touched = new Map<string, CollectionRead & { ids: Array<string | number> }>();
+  for (const { kind, scope, id } of applied) {
+    const key = collectionKey(kind, scope);
+    const entry = touched.get(key) ?? { kind, scope, list: kind.read === 'list', ids: [] };
+    if (kind.read === 'get' && id !== null) entry.ids.push(id);
+    touched.set(key, entry);
+  }
+  return readCollections(api, [...touched.values()], parallelism);
+}

@@ -1,0 +1,28 @@
+// Which reads a desired state needs, computed before any request: one paginated list per
+// collection (also of kinds read one by one, for the unmanaged items), one GET per declared
+// item of kinds whose lists carry only basic fields (projects), and the child collections
+// (flags) only of declared, present parents. A filter of targets narrows this list.
+import type { DesiredState } from '../config/model.js';
+import { scopesOf } from '../plan/planner.js';
+import type { ResourceKind, Scope } from '../resources/kind.js';
+import { KINDS, type Kinds } from '../resources/registry.js';
+
+/**
+ * One collection to read: `list` reads all its pages, `ids` are GET one by one (kinds whose
+ * lists carry only basic fields). Listed records of those ids are left out: declared items
+ * come from their own GET only (a 404 there means missing, whatever the list says).
+ */
+export interface CollectionRead { kind: ResourceKind; scope: Scope; list: boolean; ids: ReadonlyArray<string | number> }
+
+/** The reads a desired state needs, in a stable order. */
+export function plannedReads(desired: DesiredState, kinds: Kinds = KINDS): CollectionRead[] {
+  const reads: CollectionRead[] = [];
+  for (const org of desired.organizations) {
+    for (const kind of kinds) {
+      // Kinds read one GET per declared item are listed too: the list names the unmanaged ones.
+      const ids = kind.read === 'get' ? org.items.filter((i) => i.kind === kind.name).map((i) => i.key) : [];
+      for (const scope of scopesOf(kind, org)) reads.push({ kind, scope, list: true, ids: scope.project === null ? ids : [] });
+    }
+  }
+  return reads;
+}

@@ -1,0 +1,123 @@
+// The apply use case: read the saved plan (if any), re-plan, check that the saved plan still
+// holds and that the safety rules allow it, ask for confirmation, execute, re-read what
+// changed to verify it. The client lives from the re-plan to the verification.
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import { executePlan, type ApplyReport } from '../apply/execute.js';
+import { verifyApplied, withVerification, type VerificationReport } from '../apply/verify.js';
+import { loadConfig } from '../config/load.js';
+import { HogsyncError, isHogsyncError } from '../errors.js';
+import { parseSavedPlan, staleItems, tamperedItems, type SavedPlan } from '../plan/saved-plan.js';
+import { printable } from '../render/printable.js';
+import { safetyViolations, type SafetyOptions, type SafetyViolation } from '../plan/safety.js';
+import type { Execution, Plan, PlanResult } from '../plan/types.js';
+import type { ApiPort } from '../http/port.js';
+import { rereadApplied } from '../state/reread.js';
+import { planWith } from './plan.js';
+import { withClient, type ApiSettings, type Observer } from './session.js';
+
+export interface ApplyRequest {
+  /** Configuration paths; none: the saved plan's sources (or ./hogsync.yaml). */
+  paths: string[];
+  /** `--plan FILE`: apply exactly this saved plan. */
+  planFile?: string;
+  safety: SafetyOptions;
+  /** Asked once the plan is known to be safe and not empty; false cancels. */
+  confirm(plan: Plan): Promise<boolean>;
+  /**
+   * Wraps the execution, handing it the signal that interrupts it (aborting starts no more
+   * changes; those in flight finish and are reported): the CLI ties it to Ctrl-C for that time.
+   */
+  interruptible?<T>(execute: (signal: AbortSignal | undefined) => Promise<T>): Promise<T>;
+}
+
+export type ApplyResult =
+  | { status: 'refused'; plan: Plan; violations: SafetyViolation[] }
+  | { status: 'no-changes'; plan: Plan }
+  | { status: 'cancelled'; plan: Plan }
+  | { status: 'applied'; plan: Plan; report: ApplyReport };
+
+/** Reads a saved plan; only a regular file is read (a FIFO or a device would block or never end). */
+export function readSavedPlan(file: string): SavedPlan {
+  const shown = printable(file);
+  let text: string;
+  let fd: number | undefined;
+  try {
+    // Non-blocking open: a FIFO with no writer must not hang apply before it can be refused.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    const kind = fstatSync(fd);
+    if (kind.isDirectory()) throw new HogsyncError('usage', `cannot read the plan ${shown}: it is a directory`);
+    if (!kind.isFile()) throw new HogsyncError('usage', `cannot read the plan ${shown}: it is not a regular file (a pipe or a device); save the plan with plan --out and pass that file`);
+    text = readFileSync(fd, 'utf8');
+  } catch (err) {
+    if (isHogsyncError(err)) throw err;
+    throw new HogsyncError('usage', `cannot read the plan ${shown}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  return parseSavedPlan(text, file);
+}
+
+export async function applyFiles(request: ApplyRequest, settings: ApiSettings, observer: Observer = {}): Promise<ApplyResult> {
+  const saved = request.planFile === undefined ? undefined : readSavedPlan(request.planFile);
+  if (saved && saved.base_url !== settings.baseUrl) {
+    throw new HogsyncError('stale_plan', `the plan ${request.planFile} was made against ${saved.base_url}, not ${settings.baseUrl}`);
+  }
+  const paths = request.paths.length > 0 ? request.paths : saved?.sources ?? [];
+  if (saved && request.paths.length === 0) {
+    // The plan names its files as they were given to plan, relative to where it ran.
+    const gone = paths.filter((p) => !existsSync(p));
+    if (gone.length > 0) {
+      throw new HogsyncError('usage', `the plan ${request.planFile} was made from ${gone.join(', ')}, not found from ${process.cwd()}: run apply where plan ran, or pass the configuration paths`);
+    }
+  }
+  const desired = await loadConfig(paths);
+  return withClient(settings, observer, async (client) => {
+    // Apply checks the safety rules with its own options below: no default-option warnings here.
+    const { result, plan } = await planWith(client, desired, settings, { kind: 'plan', previews: false, safetyWarnings: false }, observer);
+    if (saved && saved.fingerprint !== plan.fingerprint) {
+      const items = staleItems(saved, plan);
+      const named = items.length > 0 ? `: ${items.join(', ')}` : ' (no item changed: the prune settings changed, or the plan file was edited)';
+      throw new HogsyncError('stale_plan', `the plan ${request.planFile} is stale, live state or files changed since it was made${named}. Run plan again.`);
+    }
+    const edited = saved ? tamperedItems(saved, plan) : [];
+    if (edited.length > 0) {
+      const shown = edited.slice(0, 5).map(printable).join(', ') + (edited.length > 5 ? ` and ${edited.length - 5} more` : '');
+      throw new HogsyncError('stale_plan', `the plan ${request.planFile} was edited: its contents do not match its fingerprint (${shown}). Nothing was applied; run plan again.`);
+    }
+    const violations = safetyViolations(result, request.safety);
+    if (violations.length > 0) return { status: 'refused', plan, violations };
+    if (plan.changes.length === 0) return { status: 'no-changes', plan };
+    if (!(await request.confirm(plan))) return { status: 'cancelled', plan };
+
+    let executed: ApplyReport;
+    try {
+      const interruptible = request.interruptible ?? ((execute) => execute(undefined));
+      executed = await interruptible((signal) => executePlan(result, client, {
+        parallelism: settings.parallelism,
+        signal,
+        onStart: (change, started, total) => observer.onProgress?.({ type: 'change-started', change, started, total }),
+        onOutcome: (outcome, done, total) => observer.onProgress?.({ type: 'change-done', outcome, done, total }),
+      }));
+    } finally {
+      observer.onProgress?.({ type: 'executed' });
+    }
+    const report = executed.summary.applied > 0 ? withVerification(executed, await verify(result, executed, client, settings.parallelism, observer)) : executed;
+    return { status: 'applied', plan, report };
+  });
+}
+
+/** Re-reads what was applied and names what the API did not take; a failure to re-read is a warning. */
+async function verify(result: PlanResult, report: ApplyReport, port: ApiPort, parallelism: number, observer: Observer): Promise<VerificationReport> {
+  observer.onProgress?.({ type: 'verifying' });
+  try {
+    const applied = report.outcomes
+      .filter((o) => o.status === 'applied')
+      .map((o) => result.executions.get(o.address))
+      .filter((e): e is Execution => e !== undefined);
+    return verifyApplied(result, report.outcomes, await rereadApplied(port, applied, parallelism));
+  } catch (err) {
+    return { notTaken: new Map(), warnings: [`could not re-read the changes to verify them: ${isHogsyncError(err) ? err.format() : String(err)}`] };
+  } finally {
+    observer.onProgress?.({ type: 'verified' });
+  }
+}

@@ -1,0 +1,47 @@
+// The plan use case, shared by plan, drift and apply: load the files, read the live state
+// they need, compute the plan, and annotate it (safety warnings; with previews, the kinds'
+// previews such as a flag's blast radius). Everything it returns is a value.
+import type { ApiClient } from '../http/client.js';
+import { loadConfig } from '../config/load.js';
+import type { DesiredState } from '../config/model.js';
+import { annotate } from '../plan/annotate.js';
+import { computePlan } from '../plan/planner.js';
+import { safetyWarnings } from '../plan/safety.js';
+import type { Plan, PlanResult } from '../plan/types.js';
+import type { Kinds } from '../resources/registry.js';
+import { readLiveState } from '../state/live-state.js';
+import { runPreviews } from './previews.js';
+import { reading, withClient, type ApiSettings, type Observer } from './session.js';
+
+export interface PlanRequest {
+  kind: 'plan' | 'drift';
+  /** Run the kinds' previews (plan only: drift may run with a read-only key, apply has planned already). */
+  previews: boolean;
+  /** Show the safety rules' refusals as warnings (plan and drift; apply checks them with its own options). */
+  safetyWarnings: boolean;
+  kinds?: Kinds;
+}
+
+export interface Planned {
+  desired: DesiredState;
+  /** The computed plan, with what apply needs to execute it. */
+  result: PlanResult;
+  /** The plan to show: the computed plan with its annotations. */
+  plan: Plan;
+}
+
+/** Reads, plans and annotates with a client the caller owns. */
+export async function planWith(client: ApiClient, desired: DesiredState, settings: ApiSettings, request: PlanRequest, observer: Observer): Promise<Planned> {
+  const live = await reading(client, 'live state', observer, () => readLiveState(client, desired, settings.parallelism, request.kinds));
+  const result = computePlan(desired, live, { baseUrl: settings.baseUrl, kind: request.kind, kinds: request.kinds });
+  const warnings = request.safetyWarnings ? safetyWarnings(result, request.kinds) : [];
+  const previews = request.previews ? await runPreviews(result, client, settings.parallelism) : undefined;
+  const plan = annotate(result.plan, { changes: previews?.changes ?? new Map(), warnings: [...warnings, ...(previews?.warnings ?? [])] });
+  return { desired, result, plan };
+}
+
+/** `hogsync plan` and `hogsync drift`: files → annotated plan. */
+export async function planFiles(paths: string[], settings: ApiSettings, request: PlanRequest, observer: Observer = {}): Promise<Planned> {
+  const desired = await loadConfig(paths);
+  return withClient(settings, observer, (client) => planWith(client, desired, settings, request, observer));
+}

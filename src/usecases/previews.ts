@@ -1,0 +1,24 @@
+// Runs the kinds' previews of a plan's creates and updates (a flag's blast radius) through the
+// API port, a few at a time, and returns them as annotations beside the plan.
+import type { ApiPort } from '../http/port.js';
+import type { PlanAnnotations } from '../plan/annotate.js';
+import type { ChangeAnnotations, PlanResult } from '../plan/types.js';
+import { mapLimit } from '../util/map-limit.js';
+
+export async function runPreviews(result: PlanResult, port: ApiPort, parallelism: number): Promise<PlanAnnotations> {
+  const targets = result.plan.changes.filter((c) => c.action !== 'delete' && result.executions.get(c.address)?.kind.preview);
+  const found = await mapLimit(targets, parallelism, async (change) => {
+    const execution = result.executions.get(change.address);
+    if (!execution?.kind.preview || change.action === 'delete') return undefined;
+    const { scope, identity, values } = execution;
+    return execution.kind.preview({ address: change.address, action: change.action, scope, identity, values, changed: change.fields.map((f) => f.path) }, port);
+  });
+  const changes = new Map<string, ChangeAnnotations>();
+  const warnings: string[] = [];
+  targets.forEach((change, i) => {
+    const preview = found[i];
+    if (preview?.annotations) changes.set(change.address, preview.annotations);
+    if (preview?.warning) warnings.push(preview.warning);
+  });
+  return { changes, warnings };
+}

@@ -1,0 +1,54 @@
+// What every use case that talks to the API shares: its settings, the progress events it
+// emits, and the client, whose whole lifetime a use case owns (opened on entry, closed on
+// every way out).
+import { createClient, type ApiClient, type ClientEvent } from '../http/client.js';
+import type { Change } from '../plan/types.js';
+import type { ChangeOutcome } from '../apply/execute.js';
+
+export interface ApiSettings { baseUrl: string; apiKey: string; parallelism: number; requestsPerMinute: number }
+
+/** What a use case reports while it works; the CLI shows it on a terminal (or not at all). */
+export type ProgressEvent =
+  | { type: 'reading'; what: 'live state' | 'workspace'; requests: number }
+  | { type: 'read' }
+  | { type: 'change-started'; change: Change; started: number; total: number }
+  | { type: 'change-done'; outcome: ChangeOutcome; done: number; total: number }
+  | { type: 'executed' }
+  | { type: 'verifying' }
+  | { type: 'verified' };
+
+export interface Observer {
+  onProgress?(event: ProgressEvent): void;
+  /** Every request, retry and throttle of the client (--verbose). */
+  onRequest?(event: ClientEvent): void;
+}
+
+/** How often a read in progress reports its request count. */
+const READING_TICK_MS = 200;
+
+export async function withClient<T>(settings: ApiSettings, observer: Observer, use: (client: ApiClient) => Promise<T>): Promise<T> {
+  const client = createClient({
+    baseUrl: settings.baseUrl,
+    apiKey: settings.apiKey,
+    parallelism: settings.parallelism,
+    requestsPerMinute: settings.requestsPerMinute,
+    onEvent: observer.onRequest,
+  });
+  try {
+    return await use(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** Runs a read, reporting its request count every tick. */
+export async function reading<T>(client: ApiClient, what: 'live state' | 'workspace', observer: Observer, read: () => Promise<T>): Promise<T> {
+  const report = observer.onProgress;
+  const timer = report ? setInterval(() => report({ type: 'reading', what, requests: client.stats.requests }), READING_TICK_MS) : undefined;
+  try {
+    return await read();
+  } finally {
+    if (timer) clearInterval(timer);
+    report?.({ type: 'read' });
+  }
+}
