@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/load.js';
 import type { DesiredItem } from '../src/config/model.js';
 import { declaredAt, projectBoundIds } from '../src/config/shared.js';
-import { fieldsFromSchema } from '../src/resources/schema-fields.js';
+import { fieldsFromSchema } from '../src/resources/schema.js';
 import { ROOT } from './support/cli.js';
 
 const ORG = '0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f';
