@@ -1,6 +1,7 @@
-// Lists: a plain array or a bare `results` is one page; `next` links are followed only on
-// the base origin; with a known `count` and limit/offset links, pages load in parallel and
-// come back in order.
+// Lists: a plain array or a bare `results` is one page; `next` links are followed by their
+// path and query only, on the base origin and the list's own path; with a known `count` and
+// limit/offset links, pages load in parallel and come back in order; a list that shifts is
+// read again, one that never reads whole or never ends is stopped.
 import { afterEach, describe, expect, it } from 'vitest';
 import { JSON_HEADERS, ORIGIN, closeMockApis, mockApi, rejection } from './support/mock-api.js';
 
@@ -31,7 +32,7 @@ describe('API client lists', () => {
     expect(await api.client.listAll(LIST)).toEqual([1, 2, 3, 4]);
   });
 
-  it('refuses a next link to another origin without sending anything there', async () => {
+  it('follows a next link by its path and query only, on the base origin: another host is never asked', async () => {
     const api = mockApi();
     let evilCalls = 0;
     api.agent.get('http://evil.example').intercept({ path: () => true, method: 'GET' }).reply(200, () => {
@@ -39,17 +40,28 @@ describe('API client lists', () => {
       return { results: [] };
     }, JSON_HEADERS).persist();
     api.pool.intercept({ path: LIST, method: 'GET' }).reply(200, { count: 4, next: `http://evil.example${LIST}?limit=2&offset=2`, results: [1, 2] }, JSON_HEADERS);
-    const err = await rejection(api.client.listAll(LIST));
-    expect(err.code).toBe('security');
-    expect(err.format()).toBe(`GET ${LIST}: refusing to follow next link to another origin http://evil.example; the API key is only sent to ${ORIGIN}`);
+    api.pool.intercept({ path: `${LIST}?limit=2&offset=2`, method: 'GET' }).reply(200, { count: 4, next: null, results: [3, 4] }, JSON_HEADERS);
+    expect(await api.client.listAll(LIST)).toEqual([1, 2, 3, 4]);
     expect(evilCalls).toBe(0);
-    expect(api.client.stats.requests).toBe(1);
+    expect(api.client.stats.requests).toBe(2);
   });
 
-  it('refuses a next link that downgrades the same host to http', async () => {
+  it('follows an http:// link of the same host (a server behind a TLS proxy) over the base URL\'s https', async () => {
     const api = mockApi();
     api.pool.intercept({ path: LIST, method: 'GET' }).reply(200, { next: `http://api.test${LIST}?cursor=2`, results: [1] }, JSON_HEADERS);
-    expect((await rejection(api.client.listAll(LIST))).code).toBe('security');
+    api.pool.intercept({ path: `${LIST}?cursor=2`, method: 'GET' }).reply(200, { next: null, results: [2] }, JSON_HEADERS);
+    expect(await api.client.listAll(LIST)).toEqual([1, 2]);
+  });
+
+  it('refuses a next link whose path is not the list\'s own, relative or absolute, without asking it', async () => {
+    for (const next of ['../../../../etc/passwd?offset=1', `${ORIGIN}/api/organizations/other/roles/?offset=1`, '/api/users/@me/?offset=1']) {
+      const api = mockApi();
+      api.pool.intercept({ path: LIST, method: 'GET' }).reply(200, { count: 4, next, results: [1, 2] }, JSON_HEADERS);
+      const err = await rejection(api.client.listAll(LIST));
+      expect(err.code).toBe('security');
+      expect(err.format()).toMatch(new RegExp(`^GET ${LIST}: refusing to follow next link to /\\S+: a list's next page is on its own path ${LIST}$`));
+      expect(api.client.stats.requests).toBe(1);
+    }
   });
 
   it('loads the remaining pages in parallel when count is known, keeping their order', async () => {
@@ -88,12 +100,40 @@ describe('API client lists', () => {
     expect(maxInFlight).toBeLessThanOrEqual(4);
   });
 
-  it('follows the last page on when the list grew while it was read', async () => {
+  it('reads a list again when its count changes between pages, and keeps a record seen twice once', async () => {
     const api = mockApi();
-    api.pool.intercept({ path: LIST, method: 'GET' }).reply(200, { count: 4, next: `${ORIGIN}${LIST}?limit=2&offset=2`, results: [0, 1] }, JSON_HEADERS);
-    api.pool.intercept({ path: `${LIST}?limit=2&offset=2`, method: 'GET' }).reply(200, { count: 5, next: `${ORIGIN}${LIST}?limit=2&offset=4`, results: [2, 3] }, JSON_HEADERS);
-    api.pool.intercept({ path: `${LIST}?limit=2&offset=4`, method: 'GET' }).reply(200, { count: 5, next: null, results: [4] }, JSON_HEADERS);
-    expect(await api.client.listAll(LIST)).toEqual([0, 1, 2, 3, 4]);
+    // First read: the list grows between pages, and record 2 moves to the second page as well.
+    api.pool.intercept({ path: LIST, method: 'GET' }).reply(200, { count: 4, next: `${ORIGIN}${LIST}?limit=2&offset=2`, results: [{ id: 1 }, { id: 2 }] }, JSON_HEADERS);
+    api.pool.intercept({ path: `${LIST}?limit=2&offset=2`, method: 'GET' }).reply(200, { count: 5, next: `${ORIGIN}${LIST}?limit=2&offset=4`, results: [{ id: 2 }, { id: 3 }] }, JSON_HEADERS);
+    api.pool.intercept({ path: `${LIST}?limit=2&offset=4`, method: 'GET' }).reply(200, { count: 5, next: null, results: [{ id: 4 }] }, JSON_HEADERS);
+    // Second read: quiet.
+    api.pool.intercept({ path: LIST, method: 'GET' }).reply(200, { count: 5, next: `${ORIGIN}${LIST}?limit=2&offset=2`, results: [{ id: 1 }, { id: 2 }] }, JSON_HEADERS);
+    api.pool.intercept({ path: `${LIST}?limit=2&offset=2`, method: 'GET' }).reply(200, { count: 5, next: `${ORIGIN}${LIST}?limit=2&offset=4`, results: [{ id: 3 }, { id: 4 }] }, JSON_HEADERS);
+    api.pool.intercept({ path: `${LIST}?limit=2&offset=4`, method: 'GET' }).reply(200, { count: 5, next: null, results: [{ id: 2 }, { id: 5 }] }, JSON_HEADERS);
+    expect(await api.client.listAll(LIST)).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }, { id: 4 }, { id: 5 }]);
+    expect(api.client.stats.requests).toBe(6);
+  });
+
+  it('gives up on a list that never reads whole, after 3 reads', async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: LIST, method: 'GET' }).reply(200, { count: 3, next: `${ORIGIN}${LIST}?limit=2&offset=2`, results: [{ id: 1 }, { id: 2 }] }, JSON_HEADERS).persist();
+    api.pool.intercept({ path: `${LIST}?limit=2&offset=2`, method: 'GET' }).reply(200, { count: 3, next: null, results: [{ id: 2 }] }, JSON_HEADERS).persist();
+    const err = await rejection(api.client.listAll(LIST));
+    expect(err.format()).toBe(`GET ${LIST}: the list changed while it was read, 3 times in a row (2 distinct records where its count says 3); nothing is planned from a list that never read whole: run again when it is quiet`);
+    expect(api.client.stats.requests).toBe(6);
+  });
+
+  it('stops a list that runs on past its count', async () => {
+    const api = mockApi();
+    let served = 0;
+    api.pool.intercept({ path: (p) => p.startsWith(LIST), method: 'GET' }).reply(200, (opts) => {
+      const offset = Number(new URL(String(opts.path), ORIGIN).searchParams.get('offset') ?? '0');
+      served += 1;
+      return { count: 5, next: `${ORIGIN}${LIST}?offset=${offset + 1}`, results: [{ id: `r${offset}` }] };
+    }, JSON_HEADERS).persist();
+    const err = await rejection(api.client.listAll(LIST));
+    expect(err.format()).toBe(`GET ${LIST}: the list does not end: 8 pages read, more pages than its count of 5 records needs; stopped`);
+    expect(served).toBe(8);
   });
 
   it('stops a server that links a page to itself', async () => {

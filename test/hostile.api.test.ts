@@ -1,5 +1,16 @@
-// Hostile and broken API answers: each is one clear line on stderr, exit 1, no stack trace,
-// and nothing written to the API. The server is a real one on loopback that misbehaves on purpose.
+// Hostile and broken API answers, from a real server on loopback that misbehaves on purpose.
+// Families covered:
+//   - malformed bodies: not a record, not JSON, truncated, huge, null records, missing ids
+//   - error bodies of every shape, and writes answered with garbage
+//   - secrets echoed back: a 400 whose detail repeats a ${env:…} value sent (masked everywhere)
+//   - untrusted live names: escape sequences and overrides in names (escaped in export)
+//   - lists that shift between pages: a record on two pages, a count that moves, two records
+//     with one identity (re-read, refused, never planned as a delete)
+//   - endless lists and slow answers: a list that runs past its count, one byte per second,
+//     5xx forever (bounded by the page bound and --timeout)
+//   - next links: another host or scheme (path and query asked of the configured origin),
+//     a path outside the list (refused, never asked)
+// Each failure is one clear line on stderr, exit 1, no stack trace, and nothing written.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,11 +39,14 @@ let server: Server;
 let base = '';
 let overrides: Record<string, Handler> = {};
 const writes: string[] = [];
+/** Every request's path and query, in arrival order. */
+const asked: string[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0] as string;
     if (req.method !== 'GET') writes.push(`${req.method} ${path}`);
+    asked.push(req.url ?? '');
     const handler = overrides[path] ?? sane[path];
     if (!handler) return json({ type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null }, 404)(req, res);
     handler(req, res);
@@ -180,14 +194,18 @@ describe('lists that shift between their pages', () => {
   const offsetOf = (req: IncomingMessage) => Number(new URL(req.url ?? '/', 'http://x').searchParams.get('offset') ?? '0');
   const PRUNED = config('prune:\n  roles: true\nroles:\n  - name: Engineers\n    feature_flags_access_level: 37\n');
 
-  it('a declared role listed on two pages is one role: updated once, never deleted', async () => {
-    // The real API's lists have no stable order: a record moves from page 1 to page 2 while they are read.
+  it('a declared role listed on two pages makes the list read again: updated once, never deleted', async () => {
+    // The real API's lists have no stable order: on the first read Engineers shows on both
+    // pages and Support on none; the second read is whole.
     const engineers = { id: 'r1', name: 'Engineers', feature_flags_access_level: 21 };
+    const support = { id: 'r2', name: 'Support', feature_flags_access_level: 37 };
+    let reads = 0;
     overrides = {
       [ROLES]: (req, res) => {
+        if (offsetOf(req) === 0) reads += 1;
         const page = offsetOf(req) === 0
           ? { count: 2, next: `${base}${ROLES}?limit=1&offset=1`, previous: null, results: [engineers] }
-          : { count: 2, next: null, previous: null, results: [engineers] };
+          : { count: 2, next: null, previous: null, results: [reads === 1 ? engineers : support] };
         json(page)(req, res);
       },
       [`${ROLES}r1/`]: (req, res) => {
@@ -196,17 +214,42 @@ describe('lists that shift between their pages', () => {
       },
     };
     writes.length = 0;
-    const file = ws.write('p.yaml', PRUNED);
+    const file = ws.write('p.yaml', config('prune:\n  roles: true\nroles:\n  - name: Engineers\n    feature_flags_access_level: 37\n  - name: Support\n    feature_flags_access_level: 37\n'));
     const plan = await ws.cli(['plan', file, '--format', 'json'], { HOGSYNC_BASE_URL: base });
     expect(plan.code).toBe(0);
     const doc = JSON.parse(plan.stdout);
     expect(doc.changes.map((c: { action: string; address: string }) => `${c.action} ${c.address}`)).toEqual([`update role:${ORG}/Engineers`]);
     expect(doc.unmanaged.map((u: { address: string }) => u.address)).toEqual([`project:${ORG}/12345`]);
+    reads = 0;
     const apply = await ws.cli(['apply', file, '--auto-approve', '--format', 'json'], { HOGSYNC_BASE_URL: base });
+    expect(apply.code).toBe(0);
     const report = JSON.parse(apply.stdout);
     expect(report.changes).toEqual([{ address: `role:${ORG}/Engineers`, action: 'update', status: 'applied' }]);
     expect(report.summary).toEqual({ applied: 1, failed: 0, skipped: 0 });
     expect(writes).toEqual([`PATCH ${ROLES}r1/`]);
+  });
+
+  it('a list that never reads whole stops the plan: nothing is planned, nothing deleted', async () => {
+    let n = 0;
+    overrides = {
+      [ROLES]: (req, res) => {
+        n += 1;
+        // The count moves on every page.
+        const page = offsetOf(req) === 0
+          ? { count: 2 + n, next: `${base}${ROLES}?limit=1&offset=1`, previous: null, results: [{ id: 'r1', name: 'Engineers', feature_flags_access_level: 21 }] }
+          : { count: 2 + n, next: null, previous: null, results: [{ id: `r${n}`, name: `Old ${n}`, feature_flags_access_level: 21 }] };
+        json(page)(req, res);
+      },
+    };
+    writes.length = 0;
+    const file = ws.write('p.yaml', PRUNED);
+    for (const verb of [['plan', file], ['apply', file, '--auto-approve']]) {
+      const r = await ws.cli(verb, { HOGSYNC_BASE_URL: base });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(new RegExp(`^error: GET /api/organizations/${ORG}/roles/: the list changed while it was read, 3 times in a row \\(its count went from \\d+ to \\d+\\); nothing is planned from a list that never read whole: run again when it is quiet\n$`));
+      expect(r.stdout).toBe('');
+    }
+    expect(writes).toEqual([]);
   });
 
   it('two live records with one identity are an error, not two items', async () => {
@@ -218,5 +261,96 @@ describe('lists that shift between their pages', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(`error: the API lists two roles as role:${ORG}/engineers (ids r1 and r2): hogsync cannot tell which one the files mean, so it plans nothing; remove or rename one of them in the web app\n`);
     expect(writes).toEqual([]);
+  });
+});
+
+describe('endless lists and slow answers are bounded', () => {
+  let ws: Workspace;
+  beforeAll(() => { ws = workspace({ baseUrl: base, apiKey: 'phx_hostile_test_key_0123456789' }); });
+  afterAll(() => ws.remove());
+
+  it('a list whose every page holds one new record and a next link runs out after a few pages past its count', async () => {
+    overrides = {
+      [ROLES]: (req, res) => {
+        const offset = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('offset') ?? '0');
+        json({ count: 5, next: `${base}${ROLES}?offset=${offset + 1}`, previous: null, results: [{ id: `r${offset}`, name: `Role ${offset}`, feature_flags_access_level: 21 }] })(req, res);
+      },
+    };
+    asked.length = 0;
+    const started = Date.now();
+    const r = await ws.cli(['plan', ws.write('h.yaml', config('roles:\n  - name: Engineers\n'))], { HOGSYNC_BASE_URL: base });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`error: GET /api/organizations/${ORG}/roles/: the list does not end: 8 pages read, more pages than its count of 5 records needs; stopped\n`);
+    expect(asked.filter((u) => u.startsWith(ROLES))).toHaveLength(8);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it('an API that sends one byte per second is stopped by --timeout, retries included', async () => {
+    const trickle: Handler = (req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{');
+      const timer = setInterval(() => res.write(' '), 1000);
+      res.on('close', () => clearInterval(timer));
+      req.on('close', () => clearInterval(timer));
+    };
+    overrides = { [PROJECT]: trickle };
+    const started = Date.now();
+    const r = await ws.cli(['plan', ws.write('p.yaml', FILE), '--timeout', '3'], { HOGSYNC_BASE_URL: base });
+    const took = Date.now() - started;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^error: GET /api/organizations/${ORG}/projects/12345/: no complete answer within --timeout 3 s \\(1 attempt; the last: no complete answer within 3000 ms\\); the API or the network is slow: raise --timeout, or try again later\n$`));
+    expect(took).toBeLessThan(12_000);
+  });
+
+  it('an API that answers 503 to every attempt is given up within --timeout, backoff included', async () => {
+    overrides = { [PROJECT]: json({ detail: 'Service unavailable, try later.' }, 503) };
+    const started = Date.now();
+    const r = await ws.cli(['plan', ws.write('p.yaml', FILE), '--timeout', '0.5'], { HOGSYNC_BASE_URL: base });
+    const took = Date.now() - started;
+    expect(r.code).toBe(1);
+    // Without --timeout the five retries may back off for up to 15 s. (Jitter may, about once
+    // in a thousand runs, fit all six attempts in 0.5 s: then they are all used, in time.)
+    expect(r.stderr).toMatch(new RegExp(`^error: GET /api/organizations/${ORG}/projects/12345/ → 503: (no complete answer within --timeout 0.5 s \\(\\d attempts?; the last: Service unavailable, try later\\.\\); the API or the network is slow: raise --timeout, or try again later|Service unavailable, try later\\. \\(gave up after 6 attempts\\))\n$`));
+    expect(took).toBeLessThan(8_000);
+  });
+
+  it('--timeout takes a positive number of seconds', async () => {
+    for (const bad of ['0', '-1', 'soon', '1e3']) {
+      const r = await ws.cli(['plan', ws.write('p.yaml', FILE), `--timeout=${bad}`], { HOGSYNC_BASE_URL: base });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(`error: --timeout must be a number from 0.001 to 86400, got "${bad}"\n`);
+    }
+  });
+});
+
+describe('next links: path and query only, on the configured origin, on the list\'s own path', () => {
+  let ws: Workspace;
+  beforeAll(() => { ws = workspace({ baseUrl: base, apiKey: 'phx_hostile_test_key_0123456789' }); });
+  afterAll(() => ws.remove());
+  const twoPages = (next: string): Handler => (req, res) => {
+    const offset = new URL(req.url ?? '/', 'http://x').searchParams.get('offset');
+    json(offset === null
+      ? { count: 2, next, previous: null, results: [{ id: 'r1', name: 'Engineers', feature_flags_access_level: 21 }] }
+      : { count: 2, next: null, previous: null, results: [{ id: 'r2', name: 'Support', feature_flags_access_level: 21 }] })(req, res);
+  };
+
+  it('a server behind a TLS proxy that links http:// to another host name is read on the configured origin', async () => {
+    overrides = { [ROLES]: twoPages(`http://posthog.internal:8000${ROLES}?limit=1&offset=1`) };
+    asked.length = 0;
+    const r = await ws.cli(['plan', ws.write('h.yaml', config('roles:\n  - name: Engineers\n    feature_flags_access_level: 21\n')), '--format', 'json'], { HOGSYNC_BASE_URL: base });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).unmanaged.map((u: { address: string }) => u.address)).toContain(`role:${ORG}/Support`);
+    expect(asked).toContain(`${ROLES}?limit=1&offset=1`);
+  });
+
+  it('a relative link that leaves the list (../../../../etc/passwd) is refused and never asked', async () => {
+    for (const next of ['../../../../etc/passwd?offset=1', `${base}/api/users/@me/?offset=1`]) {
+      overrides = { [ROLES]: twoPages(next) };
+      asked.length = 0;
+      const r = await ws.cli(['plan', ws.write('h.yaml', config('roles:\n  - name: Engineers\n'))], { HOGSYNC_BASE_URL: base });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(new RegExp(`^error: GET /api/organizations/${ORG}/roles/: refusing to follow next link to /(etc/passwd|api/users/@me/): a list's next page is on its own path /api/organizations/${ORG}/roles/\n$`));
+      expect(asked.filter((u) => u.includes('passwd') || u.includes('@me'))).toEqual([]);
+    }
   });
 });

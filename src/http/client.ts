@@ -9,7 +9,7 @@ import { redact } from '../util/redact.js';
 import { errorMessage, parseBody } from './api-error.js';
 import { systemClock, type Clock } from './clock.js';
 import { Semaphore } from './concurrency.js';
-import { displayPath, parseBaseUrl, resolveUrl, type Base } from './origin.js';
+import { displayPath, followNext, parseBaseUrl, resolveUrl, type Base } from './origin.js';
 import { collectPages } from './pagination.js';
 import { RateLimiter } from './rate-limit.js';
 import { MAX_SERVER_WAIT_MS, RETRYABLE_STATUSES, backoffMs, isIdempotent, serverWaitMs } from './retry.js';
@@ -35,6 +35,11 @@ export interface ClientOptions {
   requestsPerMinute?: number;
   /** Per attempt, covering headers and body (default 30000). */
   timeoutMs?: number;
+  /**
+   * The longest one request may take, its retries and their backoff included, rate-limit
+   * waits (429) and waits for a free connection aside (`--timeout`, default 120000).
+   */
+  totalTimeoutMs?: number;
   /** Retries after the first attempt (default 5). */
   maxRetries?: number;
   /** Injected transport (tests pass a MockAgent); the client then leaves closing it to the caller. */
@@ -81,6 +86,7 @@ export class ApiClient implements ApiPort {
   private readonly random: () => number;
   private readonly parallelism: number;
   private readonly timeoutMs: number;
+  private readonly totalTimeoutMs: number;
   private readonly maxRetries: number;
   private readonly onEvent: (e: ClientEvent) => void;
 
@@ -93,6 +99,7 @@ export class ApiClient implements ApiPort {
     }
     this.parallelism = positive('parallelism', options.parallelism ?? 10, true);
     this.timeoutMs = positive('timeoutMs', options.timeoutMs ?? 30_000, true);
+    this.totalTimeoutMs = positive('totalTimeoutMs', options.totalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS, true);
     this.maxRetries = options.maxRetries ?? 5;
     if (!Number.isInteger(this.maxRetries) || this.maxRetries < 0) throw new HogsyncError('usage', `maxRetries must be a whole number ≥ 0 (got ${this.maxRetries})`);
     const rpm = positive('requests per minute', options.requestsPerMinute ?? 480, false);
@@ -137,7 +144,13 @@ export class ApiClient implements ApiPort {
     const first = this.resolve(path, 'send a request to');
     return collectPages<T>(first, {
       parallelism: this.parallelism,
-      follow: (next, from) => this.resolve(next, 'follow next link to', { method: 'GET', path: from.path }),
+      follow: (next, from) => {
+        try {
+          return followNext(first, next, this.base.prefix);
+        } catch (err) {
+          throw this.scrubbed(err, { method: 'GET', path: from.path });
+        }
+      },
       fetch: async (url) => {
         const res = await this.send<unknown>('GET', url, {});
         return { status: res.status, body: res.body, path: displayPath(this.base, url) };
@@ -164,15 +177,22 @@ export class ApiClient implements ApiPort {
     const headers = body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
     const okStatuses = options.okStatuses ?? [];
 
+    // --timeout: time spent in attempts and in backoff between them; 429 waits and waiting
+    // for a free connection do not count (they are the rate limit's, not this request's).
+    let spent = 0;
+    const left = () => this.totalTimeoutMs - spent;
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.slots.run(async (): Promise<RawResponse | TransportFailure> => {
         await this.limiter.acquire();
         this.stats.requests += 1;
+        const started = Date.now();
         try {
-          return await exchange({ dispatcher: this.dispatcher, url, method, headers, body, timeoutMs: this.timeoutMs });
+          return await exchange({ dispatcher: this.dispatcher, url, method, headers, body, timeoutMs: Math.max(1, Math.min(this.timeoutMs, left())) });
         } catch (err) {
           if (err instanceof TransportFailure) return err;
           throw err;
+        } finally {
+          spent += Date.now() - started;
         }
       });
       const retriesLeft = attempt < this.maxRetries;
@@ -180,13 +200,17 @@ export class ApiClient implements ApiPort {
       if (outcome instanceof TransportFailure) {
         this.emit({ type: 'request', method, path });
         const replayable = outcome.kind === 'unsent' || ((outcome.kind === 'interrupted' || outcome.kind === 'timeout') && (options.idempotent ?? isIdempotent(method)));
+        const notReplayed = !replayable && outcome.kind !== 'fatal' ? `; not retried: ${method} is not idempotent; the change may or may not have been applied` : '';
         if (replayable && retriesLeft) {
-          await this.backoff(method, path, undefined, backoffMs(attempt, this.random));
+          const wait = backoffMs(attempt, this.random);
+          if (wait >= left()) throw this.fail('network', this.overTime(outcome.detail, attempt + 1), { method, path });
+          spent += wait;
+          await this.backoff(method, path, undefined, wait);
           continue;
         }
-        let message = outcome.detail;
-        if (!replayable && outcome.kind !== 'fatal') message += `; not retried: ${method} is not idempotent; the change may or may not have been applied`;
-        else if (replayable) message += gaveUp(attempt + 1);
+        if (left() <= 0) throw this.fail('network', this.overTime(outcome.detail, attempt + 1) + notReplayed, { method, path });
+        let message = outcome.detail + notReplayed;
+        if (replayable) message += gaveUp(attempt + 1);
         throw this.fail('network', message, { method, path });
       }
 
@@ -212,6 +236,10 @@ export class ApiClient implements ApiPort {
           throw this.fail('api', `${errorMessage(status, outcome.headers['content-type'], outcome.text)} (the API asks to wait ${Math.ceil(asked / 1000)} s; try again later)`, { method, path, status });
         }
         if (retriesLeft) {
+          if (status !== 429) {
+            if (waitMs >= left()) throw this.fail('api', this.overTime(errorMessage(status, outcome.headers['content-type'], outcome.text), attempt + 1), { method, path, status });
+            spent += waitMs;
+          }
           await this.backoff(method, path, status, waitMs);
           continue;
         }
@@ -219,6 +247,12 @@ export class ApiClient implements ApiPort {
       }
       throw this.fail('api', errorMessage(status, outcome.headers['content-type'], outcome.text), { method, path, status });
     }
+  }
+
+  /** The message of a request stopped by --timeout: what the last attempt met, and what to do. */
+  private overTime(last: string, attempts: number): string {
+    const seconds = Math.round(this.totalTimeoutMs / 100) / 10;
+    return `no complete answer within --timeout ${seconds} s (${attempts} attempt${attempts === 1 ? '' : 's'}; the last: ${last}); the API or the network is slow: raise --timeout, or try again later`;
   }
 
   private async backoff(method: string, path: string, status: number | undefined, waitMs: number): Promise<void> {
@@ -244,6 +278,9 @@ export class ApiClient implements ApiPort {
       : this.fail(err.code, err.message, where);
   }
 }
+
+/** `--timeout`'s default: the longest one request may take, its retries included. */
+export const DEFAULT_TOTAL_TIMEOUT_MS = 120_000;
 
 export function createClient(options: ClientOptions): ApiClient {
   return new ApiClient(options);

@@ -72,3 +72,28 @@ export function displayPath(base: Base, url: URL): string {
 function truncateUrl(s: string): string {
   return s.length > 200 ? `${s.slice(0, 199)}…` : s;
 }
+
+/**
+ * The URL of a list's `next` link: its path and query only, on the base origin, and only
+ * while the path is the list's own. The real API builds links from the request it saw, so a
+ * server behind a TLS proxy answers `http://` links, and a proxy may name another host: the
+ * link's scheme and host are never used, so the key goes nowhere else. A relative link is
+ * resolved against the page it came from; one that leaves the list's path (`../../x`) is refused.
+ * `prefix`: the base URL's path prefix, which a proxy may have stripped from the link.
+ */
+export function followNext(list: URL, next: string, prefix = ''): URL {
+  let link: URL;
+  try {
+    link = new URL(next, list);
+  } catch {
+    throw new HogsyncError('api', `refusing to follow next link ${JSON.stringify(truncateUrl(next))}: not a URL`);
+  }
+  if (link.protocol !== 'https:' && link.protocol !== 'http:') {
+    throw new HogsyncError('security', `refusing to follow next link ${JSON.stringify(truncateUrl(next))}: not an http(s) link`);
+  }
+  // A proxy that serves the API under a path prefix may strip it before the API sees the request.
+  if (link.pathname !== list.pathname && !(prefix !== '' && prefix + link.pathname === list.pathname)) {
+    throw new HogsyncError('security', `refusing to follow next link to ${truncateUrl(link.pathname)}: a list's next page is on its own path ${truncateUrl(list.pathname)}`);
+  }
+  return new URL(list.origin + list.pathname + link.search);
+}

@@ -5,7 +5,14 @@ import { createClient, type ApiClient, type ClientEvent } from '../http/client.j
 import type { Change } from '../plan/types.js';
 import type { ChangeOutcome } from '../apply/execute.js';
 
-export interface ApiSettings { baseUrl: string; apiKey: string; parallelism: number; requestsPerMinute: number }
+export interface ApiSettings {
+  baseUrl: string;
+  apiKey: string;
+  parallelism: number;
+  requestsPerMinute: number;
+  /** `--timeout`: the longest one request may take, its retries included (ms; default the client's). */
+  timeoutMs?: number;
+}
 
 /** What a use case reports while it works; the CLI shows it on a terminal (or not at all). */
 export type ProgressEvent =
@@ -32,6 +39,7 @@ export async function withClient<T>(settings: ApiSettings, observer: Observer, u
     apiKey: settings.apiKey,
     parallelism: settings.parallelism,
     requestsPerMinute: settings.requestsPerMinute,
+    totalTimeoutMs: settings.timeoutMs,
     onEvent: observer.onRequest,
   });
   try {
