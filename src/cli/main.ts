@@ -92,6 +92,7 @@ Every error of every file is printed as file:line:col: message. Exit 0 valid, 1 
     .option('--out <file>', 'save the plan as JSON (for apply --plan)')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
     .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when none')
+    .option('--attribute', 'say who changed each live value the plan changes, and when (reads the activity log: one request per changed item)')
     .addHelpText('after', `
 Examples:
   $ hogsync plan config/
@@ -114,7 +115,7 @@ Examples:
     .action(verb('apply'));
 
   withCommon(program.command('drift').argument('[paths...]', 'files or directories (default hogsync.yaml)'))
-    .description('report where live state left the files (exit 2 when it did)')
+    .description('report where live state left the files (exit 2 when it did), and who changed it when (activity log)')
     .addOption(new Option('--format <format>', 'report format').choices(['text', 'json', 'markdown', 'junit']).default('text'))
     .option('--out <file>', 'write the report to a file')
     .addHelpText('after', `

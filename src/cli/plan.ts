@@ -10,7 +10,11 @@ import { useColor } from './output.js';
 
 export async function run(args: string[], opts: Record<string, unknown>): Promise<number> {
   const settings = apiSettings(opts);
-  const { plan } = await planFiles(args, settings, { kind: 'plan', previews: true, safetyWarnings: true }, terminalObserver(opts));
+  const { plan } = await planFiles(args, settings, {
+    kind: 'plan', previews: true, safetyWarnings: true,
+    // --attribute: who set each live value the plan changes (off by default: plans run on every pull request).
+    attribution: opts.attribute === true,
+  }, terminalObserver(opts));
   if (typeof opts.out === 'string') await writeOutFile(opts.out, renderJson(plan));
   const format = String(opts.format ?? 'text');
   process.stdout.write(renderPlan(plan, format, { color: useColor(opts) }));

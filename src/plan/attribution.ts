@@ -89,3 +89,32 @@ export function attributionText(a: Attribution, item = false): string {
   if (a.field === null) return `item ${VERB[a.activity] ?? 'last changed'} by ${a.by} at ${when}`;
   return `changed by ${a.by} at ${when}`;
 }
+
+/** Per change address: attributions per field path ('' for the item as a whole). */
+export type FoundAttributions = ReadonlyMap<string, ReadonlyMap<string, Attribution>>;
+
+interface Attributable {
+  address: string;
+  fields: Array<{ path: string; attribution?: Attribution }>;
+  attribution?: Attribution;
+}
+
+/**
+ * A new plan showing the attributions beside its changes (the plan it was given is left as it
+ * was): each drifted field its own, each change the newest of its fields' (else the item's).
+ */
+export function withAttributions<P extends { changes: C[] }, C extends Attributable>(plan: P, found: FoundAttributions): P {
+  if (found.size === 0) return plan;
+  const changes = plan.changes.map((change) => {
+    const byField = found.get(change.address);
+    if (!byField) return change;
+    const fields = change.fields.map((f) => {
+      const a = byField.get(f.path);
+      return a ? { ...f, attribution: a } : f;
+    });
+    const newest = [...fields.flatMap((f) => (f.attribution ? [f.attribution] : [])), ...(byField.has('') ? [byField.get('') as Attribution] : [])]
+      .sort((x, y) => (x.at < y.at ? 1 : x.at > y.at ? -1 : 0))[0];
+    return newest ? { ...change, fields, attribution: newest } : { ...change, fields };
+  });
+  return { ...plan, changes };
+}

@@ -5,6 +5,9 @@
 import type { ChangeAnnotations, KindName, ResourceKind, Scope } from '../resources/kind.js';
 
 export type { BlastRadius, ChangeAnnotations } from '../resources/kind.js';
+import type { Attribution } from './attribution.js';
+
+export type { Attribution } from './attribution.js';
 
 export type Action = 'create' | 'update' | 'delete';
 
@@ -15,6 +18,8 @@ export interface FieldChange {
   before: unknown;
   after: unknown;
   sensitive: boolean;
+  /** Drift attribution: who made the live value, from the activity log (an annotation, src/plan/attribution.ts). */
+  attribution?: Attribution;
 }
 
 export interface Change extends ChangeAnnotations {
@@ -25,6 +30,8 @@ export interface Change extends ChangeAnnotations {
   key: string;
   action: Action;
   fields: FieldChange[];
+  /** Drift attribution: the newest change of this item's drifted fields (else of the item), from the activity log. */
+  attribution?: Attribution;
 }
 
 export interface UnmanagedItem {

@@ -1,7 +1,7 @@
 // The JUnit rendering of a drift report: one test case per managed item, failing where live
 // state drifted, so CI dashboards show drift like failing tests.
 import type { Plan } from '../plan/types.js';
-import { inline } from './values.js';
+import { fieldAttribution, inline, itemAttribution } from './values.js';
 
 function xml(text: string): string {
   // Also drops characters XML 1.0 cannot carry at all.
@@ -20,8 +20,18 @@ export function renderJunit(plan: Plan): string {
       continue;
     }
     const what = change.action === 'create' ? 'missing from the live workspace' : change.action === 'delete' ? 'present but should be deleted' : 'differs from the configuration';
-    const details = change.fields.map((f) => `${f.path}: ${inline(f.before)} → ${inline(f.after)}`).join('\n');
-    cases.push(`${open}>`, `      <failure message="${xml(`${change.address} ${what}`)}" type="drift">${xml(details)}</failure>`, '    </testcase>');
+    const details = change.fields.map((f) => {
+      const by = fieldAttribution(f);
+      return `${f.path}: ${inline(f.before)} → ${inline(f.after)}${by ? ` (${by})` : ''}`;
+    }).join('\n');
+    // Who changed it, and when, in the message itself: CI dashboards show the message first.
+    const who = [...new Set(change.fields.flatMap((f) => {
+      const by = fieldAttribution(f);
+      return by ? [`${f.path} ${by}`] : [];
+    }))];
+    const whole = itemAttribution(change);
+    const message = `${change.address} ${what}${whole ? `; ${whole}` : ''}${who.length > 0 ? `; ${who.join('; ')}` : ''}`;
+    cases.push(`${open}>`, `      <failure message="${xml(message)}" type="drift">${xml(details)}</failure>`, '    </testcase>');
   }
   const failures = plan.changes.length;
   const unmanaged = plan.unmanaged.map((u) => u.address).join('\n');

@@ -1,7 +1,9 @@
 // The Markdown rendering, for a pull-request comment: a summary table, then one collapsible
 // section per resource (GitHub and GitLab both render <details>).
 import type { Change, Plan } from '../plan/types.js';
-import { blastRadiusLine, closingLine, inline, lineDiff, needsLineDiff, printable, SYMBOL } from './values.js';
+import {
+  blastRadiusLine, closingLine, describedField, fieldAttribution, inline, itemAttribution, lineDiff, needsLineDiff, printable, SYMBOL,
+} from './values.js';
 
 const ACTION_WORD = { create: 'create', update: 'update', delete: 'delete' } as const;
 
@@ -15,11 +17,25 @@ function fence(body: string): string {
   return '`'.repeat(longest + 1);
 }
 
-function changeBody(change: Change): string[] {
+/** In a diff block, a changed line starts with `!` (highlighted as changed), not `~`. */
+const DIFF_SIGN = { '+': '+', '-': '-', '~': '!', ' ': ' ' } as const;
+
+function changeBody(plan: Plan, change: Change): string[] {
   const lines: string[] = [];
   for (const field of change.fields) {
+    const described = describedField(plan, change, field);
     if (change.action === 'create') lines.push(`+ ${field.path}: ${inline(field.after)}`);
-    else if (needsLineDiff(field)) {
+    else if (described) {
+      lines.push(`  ${field.path}${plan.kind === 'drift' ? ' (files → live)' : ''}:`);
+      for (const line of described) {
+        if (line.kind === 'text') {
+          lines.push(`${DIFF_SIGN[line.sign]}   ${printable(line.text)}`);
+        } else {
+          lines.push(`    ${printable(line.label)} (as JSON):`);
+          for (const l of lineDiff(line.before, line.after)) lines.push(`${l.sign}     ${l.text}`);
+        }
+      }
+    } else if (needsLineDiff(field)) {
       lines.push(`  ${field.path}:`);
       for (const l of lineDiff(field.before, field.after)) lines.push(`${l.sign}   ${l.text}`);
     } else {
@@ -30,15 +46,23 @@ function changeBody(change: Change): string[] {
   return lines;
 }
 
-function changeSection(change: Change): string {
+function changeSection(plan: Plan, change: Change): string {
   const n = change.fields.length;
   const detail = change.action === 'update' ? ` (${n} field${n === 1 ? '' : 's'})` : '';
   const out = ['<details>', `<summary><code>${SYMBOL[change.action]} ${ACTION_WORD[change.action]}</code> <b>${escapeHtml(printable(change.address))}</b>${detail}</summary>`, ''];
-  const body = changeBody(change).join('\n');
+  const body = changeBody(plan, change).join('\n');
   if (body) {
     const f = fence(body);
     out.push(`${f}diff`, body, f, '');
   }
+  // Who changed it, and when (drift attribution): per field, or for the item as a whole.
+  const item = itemAttribution(change);
+  if (item) out.push(`<sub>${escapeHtml(item)}</sub>`, '');
+  const by = change.fields.flatMap((f) => {
+    const text = fieldAttribution(f);
+    return text ? [`- <code>${escapeHtml(printable(f.path))}</code> ${escapeHtml(text)}`] : [];
+  });
+  if (by.length > 0) out.push(...by, '');
   const blast = blastRadiusLine(change);
   if (blast) out.push(`> ${escapeHtml(blast)}`, '');
   out.push('</details>', '');
@@ -75,7 +99,7 @@ export function renderMarkdown(plan: Plan, maxChars: number = MARKDOWN_MAX_CHARS
   for (const [i, change] of plan.changes.entries()) {
     const brief = briefs[i] as string;
     namesLeft -= brief.length + 1;
-    const section = changeSection(change);
+    const section = changeSection(plan, change);
     const entry = size + section.length + namesLeft <= budget ? section : size + brief.length <= budget ? brief : undefined;
     if (entry === undefined) break;
     out.push(entry);

@@ -1,7 +1,9 @@
 // The terminal rendering of a plan or drift report, Terraform-like: `+` create, `~` update,
 // `-` delete, only the fields that change, long values as a line diff.
 import type { Plan } from '../plan/types.js';
-import { blastRadiusLine, closingLine, inline, lineDiff, needsLineDiff, printable, SYMBOL } from './values.js';
+import {
+  blastRadiusLine, closingLine, describedField, fieldAttribution, fieldHeading, inline, itemAttribution, lineDiff, needsLineDiff, printable, SYMBOL,
+} from './values.js';
 
 const COLORS = { '+': '\u001b[32m', '-': '\u001b[31m', '~': '\u001b[33m', '!': '\u001b[33m', dim: '\u001b[2m', bold: '\u001b[1m' } as const;
 const RESET = '\u001b[0m';
@@ -14,19 +16,38 @@ export function renderText(plan: Plan, options: { color: boolean }): string {
     for (const change of plan.changes) {
       const symbol = SYMBOL[change.action];
       out.push(`  ${paint(symbol, `${symbol} ${printable(change.address)}`)}${change.action === 'delete' ? paint('dim', ' (delete)') : ''}`);
+      const item = itemAttribution(change);
+      if (item) out.push(`      ${paint('dim', item)}`);
+      const diff = (before: unknown, after: unknown, indent: string): void => {
+        for (const line of lineDiff(before, after)) {
+          const text = `${indent}${line.sign} ${line.text}`;
+          out.push(line.sign === ' ' ? text : paint(line.sign, text));
+        }
+      };
       for (const field of change.fields) {
+        const by = fieldAttribution(field);
+        const described = describedField(plan, change, field);
         if (change.action === 'create') {
           out.push(`      ${field.path}: ${inline(field.after)}`);
-        } else if (needsLineDiff(field)) {
-          out.push(`      ${field.path}:`);
-          for (const line of lineDiff(field.before, field.after)) {
-            const text = `        ${line.sign} ${line.text}`;
-            out.push(line.sign === ' ' ? text : paint(line.sign, text));
+        } else if (described) {
+          out.push(`      ${fieldHeading(plan, field, true)}`);
+          for (const line of described) {
+            if (line.kind === 'text') {
+              const text = `        ${line.sign} ${printable(line.text)}`;
+              out.push(line.sign === ' ' ? text : paint(line.sign, text));
+            } else {
+              out.push(`        ${printable(line.label)} (as JSON):`);
+              diff(line.before, line.after, '          ');
+            }
           }
+        } else if (needsLineDiff(field)) {
+          out.push(`      ${fieldHeading(plan, field, false)}`);
+          diff(field.before, field.after, '        ');
         } else {
-          out.push(plan.kind === 'drift'
+          const line = plan.kind === 'drift'
             ? `      ${field.path}: live ${inline(field.before)}, files say ${inline(field.after)}`
-            : `      ${field.path}: ${inline(field.before)} → ${inline(field.after)}`);
+            : `      ${field.path}: ${inline(field.before)} → ${inline(field.after)}`;
+          out.push(by ? `${line} ${paint('dim', `— ${by}`)}` : line);
         }
       }
       const blast = blastRadiusLine(change);

@@ -1,7 +1,10 @@
 // How values appear in human-readable plans: short values inline, long strings and objects
 // as a line diff, sensitive values never.
 import { diffLines } from 'diff';
+import { attributionText } from '../plan/attribution.js';
 import { SENSITIVE, type Change, type FieldChange, type Plan } from '../plan/types.js';
+import type { DescribedLine } from '../resources/kind.js';
+import { KINDS } from '../resources/registry.js';
 import { printable } from './printable.js';
 
 export { printable };
@@ -80,4 +83,39 @@ export function blastRadiusLine(change: Change): string | undefined {
   if (!b) return undefined;
   const pct = b.total > 0 ? ` (${((b.affected / b.total) * 100).toFixed(1)}%)` : '';
   return `blast radius: the new release conditions reach ${b.affected} of ${b.total} users${pct}`;
+}
+
+/**
+ * A field change in its kind's words (a flag's release conditions as the web app shows them),
+ * or undefined for the generic diff. A plan reads live → files (what apply will do); a drift
+ * report reads files → live (how live state left the files).
+ */
+export function describedField(plan: Plan, change: Change, field: FieldChange): DescribedLine[] | undefined {
+  if (field.sensitive || change.action !== 'update') return undefined;
+  const kind = KINDS.find((k) => k.name === change.kind);
+  if (!kind?.describeField) return undefined;
+  const [from, to] = plan.kind === 'drift' ? [field.after, field.before] : [field.before, field.after];
+  const lines = kind.describeField(field.path, from, to, { sensitive: field.sensitive, redacted: SENSITIVE });
+  // Nothing it reads changed: the generic diff shows what did (never silence).
+  return lines && lines.length > 0 ? lines : undefined;
+}
+
+/**
+ * The heading of a field shown on lines of its own: its name, who changed it (drift
+ * attribution) and, in a drift report described in its kind's words, that its lines read from
+ * the files to live state.
+ */
+export function fieldHeading(plan: Plan, field: FieldChange, described: boolean): string {
+  const by = fieldAttribution(field);
+  return `${field.path}${by ? `, ${by}` : ''}${described && plan.kind === 'drift' ? ' (files → live)' : ''}:`;
+}
+
+/** The attribution of a drifted field, in words ("changed by … at …"), if the log named one. */
+export function fieldAttribution(field: FieldChange): string | undefined {
+  return field.attribution ? printable(attributionText(field.attribution)) : undefined;
+}
+
+/** The attribution of an item as a whole (an item to delete), if the log named one. */
+export function itemAttribution(change: Change): string | undefined {
+  return change.fields.length === 0 && change.attribution ? printable(attributionText(change.attribution, true)) : undefined;
 }

@@ -2,6 +2,7 @@
 // is deleted with PATCH {"deleted": true}; deleted flags still listed are ignored. A change
 // of release conditions is previewed: the API tells how many users the new conditions reach.
 import { isHogsyncError } from '../errors.js';
+import { describeFlagFilters } from './flag-filters.js';
 import type { BlastRadius, KindPort, PreviewInput, PreviewResult, ResourceKind, Scope } from './kind.js';
 import { fieldsFromSchema, lazy } from './schema.js';
 
@@ -33,6 +34,11 @@ export const featureFlag: ResourceKind = {
   updateCall: (s, id, values) => ({ method: 'PATCH', path: featureFlag.itemPath(s, id), body: values }),
   deleteCall: (s, id) => ({ method: 'PATCH', path: featureFlag.itemPath(s, id), body: { deleted: true } }),
   preview: blastRadiusPreview,
+  activity: { scopes: ['FeatureFlag'], log: 'parent' },
+  // Release conditions as the web app shows them: condition sets, variants, payloads.
+  describeField: (path, before, after, context) => (path === 'filters' && !context.sensitive
+    ? describeFlagFilters(before, after, { redacted: context.redacted })
+    : undefined),
 };
 
 /** Reads both answer shapes: {affected, total} and the older {users_affected, total_users}. */

@@ -18,6 +18,8 @@ export type FlagLine = FlagTextLine | FlagJsonPart;
 export interface DescribeOptions {
   /** The flag's payloads are secrets (encrypted payloads): their values are never shown. */
   sensitivePayloads?: boolean;
+  /** The placeholder of a redacted value: a payload holding it is sensitive. */
+  redacted?: string;
 }
 
 /**
@@ -341,11 +343,12 @@ function payloadText(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function describePayloads(before: unknown, after: unknown, sensitive: boolean): FlagLine[] {
+function describePayloads(before: unknown, after: unknown, sensitiveFlag: boolean, redacted: string | undefined): FlagLine[] {
   const b = before ?? {};
   const a = after ?? {};
   if (!isObj(b) || !isObj(a)) {
-    return [sensitive ? { kind: 'text', sign: '~', text: 'payloads changed (sensitive: values not shown)' } : { kind: 'json', label: 'payloads', before, after }];
+    const hidden = sensitiveFlag || (redacted !== undefined && (before === redacted || after === redacted));
+    return [hidden ? { kind: 'text', sign: '~', text: 'payloads changed (sensitive: values not shown)' } : { kind: 'json', label: 'payloads', before, after }];
   }
   const out: FlagLine[] = [];
   const name = (key: string): string => (key === 'true' ? 'payload' : `payload for ${key}`);
@@ -355,6 +358,7 @@ function describePayloads(before: unknown, after: unknown, sensitive: boolean): 
     if (same(was ?? null, now ?? null)) continue;
     const unset = (v: unknown): boolean => v === undefined || v === null || v === '';
     const sign = unset(was) ? '+' : unset(now) ? '-' : '~';
+    const sensitive = sensitiveFlag || (redacted !== undefined && (was === redacted || now === redacted));
     if (sensitive) {
       out.push({ kind: 'text', sign, text: `${name(key)} ${sign === '+' ? 'added' : sign === '-' ? 'removed' : 'changed'} (sensitive: value not shown)` });
     } else if (sign === '+') {
@@ -385,7 +389,7 @@ export function describeFlagFilters(before: unknown, after: unknown, opts: Descr
   }
   out.push(...describeGroups(b.groups, a.groups, aggregationChanged));
   if (!same(b.multivariate ?? null, a.multivariate ?? null)) out.push(...describeVariants(b.multivariate ?? null, a.multivariate ?? null));
-  if (!same(b.payloads ?? {}, a.payloads ?? {})) out.push(...describePayloads(b.payloads, a.payloads, sensitive));
+  if (!same(b.payloads ?? {}, a.payloads ?? {})) out.push(...describePayloads(b.payloads, a.payloads, sensitive, opts.redacted));
   for (const k of new Set([...Object.keys(b), ...Object.keys(a)])) {
     if (FILTER_KEYS.has(k) || same(b[k] ?? null, a[k] ?? null)) continue;
     out.push({ kind: 'json', label: k, before: b[k] ?? null, after: a[k] ?? null });

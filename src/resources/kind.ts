@@ -4,6 +4,9 @@
 // radius, what a create returns that the user must see) is a datum or a hook here, declared
 // in the kind's own module. A kind module is data plus a few small functions; adding a kind
 // is one module and one line in src/resources/registry.ts.
+import type { ActivitySpec, DescribeContext, DescribedLine } from './describe.js';
+
+export type { ActivitySpec, DescribeContext, DescribedLine } from './describe.js';
 
 /** A kind's name (`project`, `feature_flag`, …): the first part of its addresses. */
 export type KindName = string;
@@ -121,6 +124,14 @@ export interface ResourceKind {
   preview?(input: PreviewInput, port: KindPort): Promise<PreviewResult | undefined>;
   /** Optional: what a create answered that the user must see (a proxy record's CNAME target). */
   created?(record: LiveRecord, identity: string): CreatedReport | undefined;
+  /** Where the API's activity log keeps this kind's changes (drift attribution); absent when it keeps none. */
+  readonly activity?: ActivitySpec;
+  /**
+   * Optional: a change of a field in the users' words (a flag's release conditions as the web
+   * app shows them), for the text and Markdown renderings; undefined (or empty) leaves the
+   * field to the generic diff.
+   */
+  describeField?(path: string, before: unknown, after: unknown, context: DescribeContext): DescribedLine[] | undefined;
 }
 
 /** How messages name one item of a kind. */

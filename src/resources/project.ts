@@ -28,4 +28,6 @@ export const project: ResourceKind = {
   createCall: () => { throw new Error('projects are adopted by id and never created'); },
   updateCall: (s, id, values) => ({ method: 'PATCH', path: project.itemPath(s, id), body: values }),
   deleteCall: (s, id) => ({ method: 'DELETE', path: project.itemPath(s, id) }),
+  // Its settings are logged under Team, its own fields (name, product_description) under Project.
+  activity: { scopes: ['Team', 'Project'], log: 'self' },
 };

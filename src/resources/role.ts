@@ -27,4 +27,6 @@ export const role: ResourceKind = {
   createCall: (s, key, values) => ({ method: 'POST', path: base(s), body: { ...values, name: key } }),
   updateCall: (s, id, values) => ({ method: 'PATCH', path: role.itemPath(s, id), body: values }),
   deleteCall: (s, id) => ({ method: 'DELETE', path: role.itemPath(s, id) }),
+  // An organization's entries: they show in every project's log of the organization.
+  activity: { scopes: ['Role'], log: 'organization' },
 };

@@ -247,8 +247,9 @@ export function projectActivity(state: SandboxState, project: ProjectState, quer
     if (query.itemId !== undefined && e.item_id !== query.itemId) continue;
     out.push(e);
   }
-  // Entries dated by the web-edit endpoint may be older than ones logged before them.
-  return out.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
+  // Newest first is the order of the log: an entry dated in the past by the web-edit
+  // endpoint stays where it was made (so a demo can show a fixed date).
+  return out;
 }
 
 export const DEFAULT_PAGE_SIZE = 100;

@@ -5,7 +5,8 @@
 //    "body": {"active": false}, "at": "2026-11-21T14:03:00Z"}
 // It runs through the same routes as the API (validation, answers, activity log), with the
 // user's session instead of a key: every permission, no rate limit, no faults, not counted in
-// stats. `at` (optional, ISO 8601) dates the activity log entry, for reproducible examples.
+// stats. `at` (optional, ISO 8601) dates the activity log entry, for reproducible examples;
+// the entry keeps its place in the log (the newest, when made last) whatever its date.
 import { validationError } from './errors.js';
 import { isObject, type JsonObject } from './json.js';
 import { dispatch, matchRoute, type Reply } from './router.js';

@@ -1,8 +1,9 @@
-// The drift use case: the plan read as a report of where live state left the files. No
-// previews: a scheduled job reports state, and may hold a read-only key.
+// The drift use case: the plan read as a report of where live state left the files, with who
+// changed each drifted item and when (activity log). No previews: a scheduled job reports
+// state, and may hold a read-only key.
 import { planFiles, type Planned } from './plan.js';
 import type { ApiSettings, Observer } from './session.js';
 
 export async function driftFiles(paths: string[], settings: ApiSettings, observer: Observer = {}): Promise<Planned> {
-  return planFiles(paths, settings, { kind: 'drift', previews: false, safetyWarnings: true }, observer);
+  return planFiles(paths, settings, { kind: 'drift', previews: false, safetyWarnings: true, attribution: true }, observer);
 }

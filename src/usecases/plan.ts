@@ -10,6 +10,7 @@ import { safetyWarnings } from '../plan/safety.js';
 import type { Plan, PlanResult } from '../plan/types.js';
 import type { Kinds } from '../resources/registry.js';
 import { readLiveState } from '../state/live-state.js';
+import { attributePlan } from './attribute.js';
 import { runPreviews } from './previews.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
 
@@ -19,6 +20,8 @@ export interface PlanRequest {
   previews: boolean;
   /** Show the safety rules' refusals as warnings (plan and drift; apply checks them with its own options). */
   safetyWarnings: boolean;
+  /** Say who changed each drifted item and when, from the activity log (drift; plan --attribute): one read per changed item. */
+  attribution?: boolean;
   kinds?: Kinds;
 }
 
@@ -36,7 +39,8 @@ export async function planWith(client: ApiClient, desired: DesiredState, setting
   const result = computePlan(desired, live, { baseUrl: settings.baseUrl, kind: request.kind, kinds: request.kinds });
   const warnings = request.safetyWarnings ? safetyWarnings(result, request.kinds) : [];
   const previews = request.previews ? await runPreviews(result, client, settings.parallelism) : undefined;
-  const plan = annotate(result.plan, { changes: previews?.changes ?? new Map(), warnings: [...warnings, ...(previews?.warnings ?? [])] });
+  const annotated = annotate(result.plan, { changes: previews?.changes ?? new Map(), warnings: [...warnings, ...(previews?.warnings ?? [])] });
+  const plan = request.attribution ? await attributePlan(annotated, result, live, client, settings.parallelism, request.kinds) : annotated;
   return { desired, result, plan };
 }
 

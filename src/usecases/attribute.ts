@@ -1,0 +1,141 @@
+// Drift attribution: who changed each drifted item, and when, read from the API's activity log
+// (GET /api/projects/{id}/activity_log/). Only drifted items are asked about, one read each,
+// through the same client (its rate limits and retries). A key without activity_log:read, an
+// API without the endpoint, a failed read, or a log that names nothing: drift without
+// attribution and one warning, never an error. The result is an annotation beside the plan
+// (withAttributions), not a change of it.
+import { annotate } from '../plan/annotate.js';
+import { attribute, withAttributions, type ActivityEntry, type Attribution, type FoundAttributions } from '../plan/attribution.js';
+import type { LiveState } from '../plan/live.js';
+import type { Change, Plan, PlanResult } from '../plan/types.js';
+import type { ResourceKind } from '../resources/kind.js';
+import { KINDS, type Kinds } from '../resources/registry.js';
+import { mapLimit } from '../util/map-limit.js';
+
+/** The part of the API client attribution uses. */
+export interface ActivityPort {
+  request<T = unknown>(method: 'GET', path: string, options?: { okStatuses?: number[] }): Promise<{ status: number; body: T }>;
+}
+
+/** A drifted item to ask about: its change, its kind, its API id, and the project whose log holds it. */
+export interface AttributionTarget {
+  change: Change;
+  kind: ResourceKind;
+  id: string | number | null;
+  /** The project whose activity log holds the item's entries (for a kind logged per organization: any of its projects). */
+  logProject: number | null;
+}
+
+export interface AttributionResult {
+  found: FoundAttributions;
+  /** At most one: why the report shows no (or not every) attribution. */
+  warnings: string[];
+  /** Activity reads made (one per drifted item asked about). */
+  reads: number;
+}
+
+/** Entries read per item: the newest change of a drifted field is nearly always among them. */
+export const ACTIVITY_PAGE_SIZE = 100;
+
+const WITHOUT = 'drift is shown without who changed it';
+
+function activityPath(target: AttributionTarget): string | undefined {
+  const spec = target.kind.activity;
+  if (!spec || target.id === null || target.logProject === null) return undefined;
+  const q = new URLSearchParams();
+  if (spec.scopes.length === 1) q.set('scope', spec.scopes[0] as string);
+  else q.set('scopes', spec.scopes.join(','));
+  q.set('item_id', String(target.id));
+  q.set('page', '1');
+  q.set('page_size', String(ACTIVITY_PAGE_SIZE));
+  return `/api/projects/${encodeURIComponent(String(target.logProject))}/activity_log/?${q.toString()}`;
+}
+
+type Read = { kind: 'entries'; entries: ActivityEntry[] } | { kind: 'refused'; status: number } | { kind: 'failed'; message: string };
+
+async function read(port: ActivityPort, path: string): Promise<Read> {
+  try {
+    const res = await port.request<{ results?: unknown }>('GET', path, { okStatuses: [401, 403, 404] });
+    if (res.status >= 400) return { kind: 'refused', status: res.status };
+    const results = res.body && typeof res.body === 'object' ? res.body.results : undefined;
+    return { kind: 'entries', entries: Array.isArray(results) ? results.filter((e): e is ActivityEntry => typeof e === 'object' && e !== null) : [] };
+  } catch (err) {
+    return { kind: 'failed', message: (err as Error).message };
+  }
+}
+
+function refusal(status: number): string {
+  if (status === 404) return `The API has no activity log to read (404): ${WITHOUT}.`;
+  return `The activity log cannot be read with this key (${status}: it needs the activity_log:read scope): ${WITHOUT}.`;
+}
+
+/** Reads the activity of every target that has a log, and attributes its drifted fields. */
+export async function readAttributions(targets: readonly AttributionTarget[], port: ActivityPort, parallelism: number): Promise<AttributionResult> {
+  const asked = targets.flatMap((t) => {
+    const path = activityPath(t);
+    return path ? [{ target: t, path }] : [];
+  });
+  const found = new Map<string, Map<string, Attribution>>();
+  if (asked.length === 0) return { found, warnings: [], reads: 0 };
+  let reads = 0;
+  const attributeOne = (target: AttributionTarget, result: Read): void => {
+    if (result.kind !== 'entries') return;
+    const fields = target.change.action === 'update' ? target.change.fields.map((f) => f.path) : [];
+    const byField = attribute(result.entries, fields);
+    if (byField.size > 0) found.set(target.change.address, byField);
+  };
+  // The first read alone: a key without the scope learns it with one request, not one per item.
+  const first = await read(port, (asked[0] as { path: string }).path);
+  reads++;
+  if (first.kind === 'refused') return { found, warnings: [refusal(first.status)], reads };
+  attributeOne((asked[0] as { target: AttributionTarget }).target, first);
+  const rest = await mapLimit(asked.slice(1), parallelism, async ({ path }) => {
+    reads++;
+    return read(port, path);
+  });
+  rest.forEach((r, i) => attributeOne((asked[i + 1] as { target: AttributionTarget }).target, r));
+  const all = [first, ...rest];
+  const failed = all.find((r): r is Extract<Read, { kind: 'failed' }> => r.kind === 'failed');
+  const refused = all.find((r): r is Extract<Read, { kind: 'refused' }> => r.kind === 'refused');
+  const warnings: string[] = [];
+  if (failed) warnings.push(`The activity log could not be read for every drifted item (${failed.message}): some drift is shown without who changed it.`);
+  else if (refused) warnings.push(refusal(refused.status));
+  else if (found.size === 0) warnings.push(`The activity log names none of the drifted items: ${WITHOUT}.`);
+  return { found, warnings, reads };
+}
+
+/**
+ * The targets of a plan: every update or delete of a kind with an activity log. `idOf` gives a
+ * change's API id, `projectsOf` the live project ids of an organization (for kinds logged per
+ * organization, and the parent of items logged per project comes from the change).
+ */
+export function attributionTargets(changes: readonly Change[], kindOf: (change: Change) => ResourceKind | undefined,
+  idOf: (change: Change) => string | number | null, projectOf: (organization: string) => number | null): AttributionTarget[] {
+  return changes.flatMap((change) => {
+    const kind = kindOf(change);
+    if (!kind?.activity || change.action === 'create') return [];
+    const id = idOf(change);
+    const logProject = kind.activity.log === 'parent' ? change.project
+      : kind.activity.log === 'self' ? (typeof id === 'number' ? id : Number.isInteger(Number(id)) ? Number(id) : null)
+      : projectOf(change.organization);
+    return [{ change, kind, id, logProject }];
+  });
+}
+
+/**
+ * The plan with drift attribution beside its changes: who changed each drifted item and when,
+ * from the activity log (one read per drifted item through `port`). Its warning, if any,
+ * joins the plan's.
+ */
+export async function attributePlan(plan: Plan, result: PlanResult, live: LiveState, port: ActivityPort, parallelism: number, kinds: Kinds = KINDS): Promise<Plan> {
+  const projectKind = kinds.find((k) => k.activity?.log === 'self');
+  const projectOf = (organization: string): number | null => {
+    if (!projectKind) return null;
+    const record = live.find(projectKind, { organization, project: null })?.find((r) => !projectKind.isGone(r));
+    return record ? Number(projectKind.liveId(record)) : null;
+  };
+  const targets = attributionTargets(plan.changes, (c) => kinds.find((k) => k.name === c.kind),
+    (c) => result.executions.get(c.address)?.id ?? null, projectOf);
+  const { found, warnings } = await readAttributions(targets, port, parallelism);
+  return withAttributions(annotate(plan, { changes: new Map(), warnings }), found);
+}
