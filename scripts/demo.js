@@ -1,5 +1,6 @@
 // `npm run demo`: starts a sandbox from the example seed, then runs
-// plan → apply → plan (no changes) → an edit made outside hogsync → drift, and stops the sandbox.
+// plan → apply → plan (no changes) → edits made in the web app by two people → drift, attributed
+// to them, and stops the sandbox.
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -36,14 +37,19 @@ try {
   step('1. plan: what would change', ['plan', config], env, 0);
   step('2. apply: make it so', ['apply', config, '--auto-approve'], env, 0);
   step('3. plan again: nothing left to do', ['plan', config, '--detailed-exitcode'], env, 0);
-  process.stdout.write('\n\u001b[1m── 4. someone changes project 12345\'s time zone by hand, outside git\u001b[0m\n');
-  const res = await fetch(`${env.HOGSYNC_BASE_URL}/api/organizations/${org}/projects/12345/`, {
-    method: 'PATCH',
-    headers: { authorization: `Bearer ${env.HOGSYNC_API_KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ timezone: 'America/New_York' }),
-  });
-  if (!res.ok) throw new Error(`the manual edit failed: ${res.status}`);
-  step('5. drift: the scheduled job notices (exit 2)', ['drift', config], env, 2);
+  process.stdout.write('\n\u001b[1m── 4. outside git, Alice changes project 12345\'s time zone and Bob the checkout rollout, in the web app\u001b[0m\n');
+  const flags = await (await fetch(`${env.HOGSYNC_BASE_URL}/api/projects/12345/feature_flags/`, { headers: { authorization: `Bearer ${env.HOGSYNC_API_KEY}` } })).json();
+  const checkout = flags.results.find((f) => f.key === 'new-checkout');
+  // The sandbox's web-edit endpoint makes an edit as one of its users (see README, "The sandbox").
+  const webEdit = async (user, path, body) => {
+    const res = await fetch(`${env.HOGSYNC_BASE_URL}/_sandbox/web-edit/`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user, method: 'PATCH', path, body }),
+    });
+    if (!res.ok) throw new Error(`the edit by ${user} failed: ${res.status}`);
+  };
+  await webEdit('alice@example.com', `/api/organizations/${org}/projects/12345/`, { timezone: 'America/New_York' });
+  await webEdit('bob@example.com', `/api/projects/12345/feature_flags/${checkout.id}/`, { filters: { groups: [{ properties: [], rollout_percentage: 50 }] } });
+  step('5. drift: the scheduled job notices (exit 2), and says who changed what, and when', ['drift', config], env, 2);
   process.stdout.write('\nDemo complete. Try: hogsync plan examples/basic --format markdown\n');
 } catch (err) {
   failed = true;
