@@ -183,7 +183,7 @@ describe('feature flags: blast radius', () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain(`blast radius: the new release conditions reach ${rollout} of ${PERSONS.length} users (${pct(rollout)}%)`);
     expect(text.stdout).toContain(`blast radius: the new release conditions reach ${geo} of ${PERSONS.length} users (${pct(geo)}%)`);
-    expect(text.stdout).toMatch(/- +"rollout_percentage": 10\n +\+ +"rollout_percentage": 50/);
+    expect(text.stdout).toContain('        ~ condition set 1: rollout 10% → 50%\n');
 
     const json = JSON.parse((await ws.cli(['plan', file, '--format', 'json'])).stdout);
     const byKey = Object.fromEntries(json.changes.map((c: { key: string; blast_radius?: unknown }) => [c.key, c.blast_radius]));

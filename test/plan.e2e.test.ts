@@ -129,8 +129,8 @@ roles:
         filters: { groups: [ { rollout_percentage: 50, variant: null, properties: [] } ] }
 `));
     const r = await ws.cli(['plan', file]);
-    const diff = r.stdout.split('\n').filter((l) => /^\s+[-+] /.test(l));
-    expect(diff).toEqual(['        -       "rollout_percentage": 100', '        +       "rollout_percentage": 50']);
+    const diff = r.stdout.split('\n').filter((l) => /^ {8}[-+~] /.test(l));
+    expect(diff).toEqual(['        ~ condition set 1: rollout 100% → 50%']);
   });
 
   it('--verbose logs every request on stderr, and stdout keeps only the plan', async () => {

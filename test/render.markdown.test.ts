@@ -13,7 +13,8 @@ function plan(changes: Change[], extra: Partial<Plan> = {}): Plan {
 
 const update = (i: number, before: unknown = 10, after: unknown = 50): Change => ({
   address: `feature_flag:org/12345/flag-${i}`, kind: 'feature_flag', organization: 'org', project: 12345, key: `12345/flag-${i}`, action: 'update',
-  fields: [{ path: 'filters', before: { groups: [{ properties: [], rollout_percentage: before }] }, after: { groups: [{ properties: [], rollout_percentage: after }] }, sensitive: false }],
+  // A field no kind describes in its own words: the generic diff.
+  fields: [{ path: 'rollback_conditions', before: { groups: [{ properties: [], rollout_percentage: before }] }, after: { groups: [{ properties: [], rollout_percentage: after }] }, sensitive: false }],
 });
 
 describe('markdown plan', () => {

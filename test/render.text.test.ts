@@ -28,7 +28,8 @@ describe('text plan', () => {
     const groups = (n: number) => Array.from({ length: 260 }, (_, i) => ({ properties: [], rollout_percentage: i === 130 ? n : 1 }));
     const change: Change = {
       address: 'feature_flag:org/1/big', kind: 'feature_flag', organization: 'org', project: 1, key: '1/big', action: 'update',
-      fields: [{ path: 'filters', before: { groups: groups(38) }, after: { groups: groups(99) }, sensitive: false }],
+      // A field no kind describes in its own words: the generic diff.
+      fields: [{ path: 'rollback_conditions', before: { groups: groups(38) }, after: { groups: groups(99) }, sensitive: false }],
     };
     const lines = renderText(plan([change]), { color: false }).split('\n');
     expect(lines.length).toBeLessThan(25);
