@@ -161,6 +161,24 @@ describe('drift attribution', () => {
     expect(r.stdout).toContain('! The activity log names none of the drifted items: drift is shown without who changed it.');
   });
 
+  it('names who deleted an item the files declare (looked up by name among deletions, one read each)', async () => {
+    const admin = api(sandbox.baseUrl, sandbox.apiKey);
+    const flag = ((await admin.get('/api/projects/12345/feature_flags/')).body as { results: Array<{ id: number }> }).results[0];
+    const role = ((await admin.get(`/api/organizations/${ORG}/roles/`)).body as { results: Array<{ id: string }> }).results[0];
+    await webEdit('bob@example.com', 'PATCH', `/api/projects/12345/feature_flags/${flag?.id}/`, { deleted: true }, '2026-11-22T11:00:00Z');
+    await webEdit('alice@example.com', 'DELETE', `/api/organizations/${ORG}/roles/${role?.id}/`, {}, '2026-11-22T12:00:00Z');
+    sandbox.stats.byRoute = {};
+    const r = await ws.cli(['drift', file]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain(`+ feature_flag:${ORG}/12345/checkout\n      deleted by bob@example.com at 2026-11-22 11:00 UTC\n`);
+    expect(r.stdout).toContain(`+ role:${ORG}/Support\n      deleted by alice@example.com at 2026-11-22 12:00 UTC\n`);
+    expect(sandbox.stats.byRoute[ACTIVITY]).toBe(2);
+    const junit = await ws.cli(['drift', file, '--format', 'junit']);
+    expect(junit.stdout).toContain(`message="role:${ORG}/Support missing from the live workspace; deleted by alice@example.com at 2026-11-22 12:00 UTC"`);
+    const json = JSON.parse((await ws.cli(['drift', file, '--format', 'json'])).stdout) as { changes: Array<{ address: string; attribution?: unknown }> };
+    expect(json.changes.find((c) => c.address === `role:${ORG}/Support`)?.attribution).toEqual({ by: 'alice@example.com', at: '2026-11-22T12:00:00.000Z', activity: 'deleted', field: null });
+  });
+
   it('plan --attribute says who set the live values the plan changes; plan alone reads no activity', async () => {
     await editInWebUi();
     sandbox.stats.byRoute = {};

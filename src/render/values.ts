@@ -115,7 +115,8 @@ export function fieldAttribution(field: FieldChange): string | undefined {
   return field.attribution ? printable(attributionText(field.attribution)) : undefined;
 }
 
-/** The attribution of an item as a whole (an item to delete), if the log named one. */
+/** The attribution of an item as a whole (an item to delete, or one deleted live), if the log named one. */
 export function itemAttribution(change: Change): string | undefined {
-  return change.fields.length === 0 && change.attribution ? printable(attributionText(change.attribution, true)) : undefined;
+  if (!change.attribution || change.fields.some((f) => f.attribution)) return undefined;
+  return printable(attributionText(change.attribution, true));
 }

@@ -21,7 +21,10 @@ export interface ActivityPort {
 export interface AttributionTarget {
   change: Change;
   kind: ResourceKind;
+  /** The live item's API id; null for an item missing from live state (its deletion is looked up by name). */
   id: string | number | null;
+  /** The identity as the API names it (a flag's key): how the log names a deleted item. */
+  identity?: string;
   /** The project whose activity log holds the item's entries (for a kind logged per organization: any of its projects). */
   logProject: number | null;
 }
@@ -41,11 +44,11 @@ const WITHOUT = 'drift is shown without who changed it';
 
 function activityPath(target: AttributionTarget): string | undefined {
   const spec = target.kind.activity;
-  if (!spec || target.id === null || target.logProject === null) return undefined;
+  if (!spec || target.logProject === null || (target.id === null && target.identity === undefined)) return undefined;
   const q = new URLSearchParams();
   if (spec.scopes.length === 1) q.set('scope', spec.scopes[0] as string);
   else q.set('scopes', spec.scopes.join(','));
-  q.set('item_id', String(target.id));
+  if (target.id !== null) q.set('item_id', String(target.id));
   q.set('page', '1');
   q.set('page_size', String(ACTIVITY_PAGE_SIZE));
   return `/api/projects/${encodeURIComponent(String(target.logProject))}/activity_log/?${q.toString()}`;
@@ -81,7 +84,10 @@ export async function readAttributions(targets: readonly AttributionTarget[], po
   const attributeOne = (target: AttributionTarget, result: Read): void => {
     if (result.kind !== 'entries') return;
     const fields = target.change.action === 'update' ? target.change.fields.map((f) => f.path) : [];
-    const byField = attribute(result.entries, fields);
+    // A missing item: the newest deletion of an item of that name.
+    const entries = target.id !== null ? result.entries : result.entries.filter((e) => e.activity === 'deleted'
+      && typeof e.detail?.name === 'string' && target.kind.matchKey(e.detail.name) === target.kind.matchKey(target.identity ?? ''));
+    const byField = attribute(entries, fields);
     if (byField.size > 0) found.set(target.change.address, byField);
   };
   // The first read alone: a key without the scope learns it with one request, not one per item.
@@ -105,20 +111,22 @@ export async function readAttributions(targets: readonly AttributionTarget[], po
 }
 
 /**
- * The targets of a plan: every update or delete of a kind with an activity log. `idOf` gives a
- * change's API id, `projectsOf` the live project ids of an organization (for kinds logged per
- * organization, and the parent of items logged per project comes from the change).
+ * The targets of a plan: every change of a kind with an activity log (an item missing from
+ * live state is looked up by name, among deletions). `idOf` gives a change's API id and
+ * identity, `projectOf` a live project of an organization (for kinds logged per organization;
+ * the parent of items logged per project comes from the change).
  */
 export function attributionTargets(changes: readonly Change[], kindOf: (change: Change) => ResourceKind | undefined,
-  idOf: (change: Change) => string | number | null, projectOf: (organization: string) => number | null): AttributionTarget[] {
+  idOf: (change: Change) => { id: string | number | null; identity?: string }, projectOf: (organization: string) => number | null): AttributionTarget[] {
   return changes.flatMap((change) => {
     const kind = kindOf(change);
-    if (!kind?.activity || change.action === 'create') return [];
-    const id = idOf(change);
+    if (!kind?.activity) return [];
+    const { id, identity } = idOf(change);
+    if (id === null && (change.action !== 'create' || kind.activity.log === 'self')) return [];
     const logProject = kind.activity.log === 'parent' ? change.project
       : kind.activity.log === 'self' ? (typeof id === 'number' ? id : Number.isInteger(Number(id)) ? Number(id) : null)
       : projectOf(change.organization);
-    return [{ change, kind, id, logProject }];
+    return [{ change, kind, id, ...(id === null && identity !== undefined ? { identity } : {}), logProject }];
   });
 }
 
@@ -135,7 +143,10 @@ export async function attributePlan(plan: Plan, result: PlanResult, live: LiveSt
     return record ? Number(projectKind.liveId(record)) : null;
   };
   const targets = attributionTargets(plan.changes, (c) => kinds.find((k) => k.name === c.kind),
-    (c) => result.executions.get(c.address)?.id ?? null, projectOf);
+    (c) => {
+      const execution = result.executions.get(c.address);
+      return { id: execution?.id ?? null, ...(execution ? { identity: execution.identity } : {}) };
+    }, projectOf);
   const { found, warnings } = await readAttributions(targets, port, parallelism);
   return withAttributions(annotate(plan, { changes: new Map(), warnings }), found);
 }
