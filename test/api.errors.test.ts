@@ -6,8 +6,8 @@ import { ApiClient } from '../src/http/client.js';
 import { HogsyncError } from '../src/errors.js';
 import { VERSION } from '../src/version.js';
 import { JSON_HEADERS, closeMockApis, KEY, ORIGIN, mockApi, rejection, type MockApi } from './support/mock-api.js';
+import { ORG } from './support/constants.js';
 
-const ORG = '0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f';
 const PROJECT = `/api/organizations/${ORG}/projects/1/`;
 let api: MockApi;
 afterEach(closeMockApis);

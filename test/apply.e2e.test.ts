@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { api, inProcessSandbox, stopAllSandboxes, type Api } from './support/sandbox.js';
-import { BIN } from './support/cli.js';
+import { BIN, spawnCli } from './support/cli.js';
 import { EVERY_ACTION_CONFIG as EVERYTHING, EVERY_ACTION_SEED as SEED, ORG, config, workspace, type Workspace } from './support/workspace.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 
@@ -238,8 +238,8 @@ describe('interrupting apply', () => {
     http = api(sandbox.baseUrl, sandbox.apiKey);
     const roles = Array.from({ length: 30 }, (_, i) => `  - name: Team ${i}\n`).join('');
     const file = ws.write('h.yaml', config(`roles:\n${roles}`));
-    const child = spawn(process.execPath, [BIN, 'apply', file, '--auto-approve', '--format', 'json', '--parallelism', '2'], {
-      env: { ...process.env, HOGSYNC_BASE_URL: sandbox.baseUrl, HOGSYNC_API_KEY: sandbox.apiKey, NO_COLOR: '1' },
+    const child = spawnCli(['apply', file, '--auto-approve', '--format', 'json', '--parallelism', '2'], {
+      env: { HOGSYNC_BASE_URL: sandbox.baseUrl, HOGSYNC_API_KEY: sandbox.apiKey },
     });
     let stdout = '';
     let stderr = '';

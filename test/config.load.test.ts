@@ -8,8 +8,8 @@ import { ConfigErrors, formatConfigErrors, loadConfig } from '../src/config/load
 import type { DesiredState } from '../src/config/model.js';
 import { isHogsyncError } from '../src/errors.js';
 import { ROOT } from './support/cli.js';
+import { ORG } from './support/constants.js';
 
-const ORG = '0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f';
 const WEBHOOK = 'https://hooks.slack.com/services/T000/B000/SECRETSECRET';
 
 let tmp: string | undefined;

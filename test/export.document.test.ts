@@ -11,8 +11,8 @@ import { escapeInterpolation, exportedValue } from '../src/export/values.js';
 import { VariableNamer } from '../src/export/variables.js';
 import { kindByName } from '../src/resources/registry.js';
 import type { LiveRecord } from '../src/resources/kind.js';
+import { ORG } from './support/constants.js';
 
-const ORG = '0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f';
 const org = { organization: ORG, project: null };
 
 function run(parts: { projects?: LiveRecord[]; roles?: LiveRecord[]; proxies?: LiveRecord[]; flags?: Record<number, LiveRecord[]> }) {

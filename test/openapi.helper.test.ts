@@ -2,8 +2,8 @@
 // accepts what it documents — so other tests can trust an empty list.
 import { describe, expect, it } from 'vitest';
 import { validateRequest, validateResponse } from './support/openapi.js';
+import { ORG } from './support/constants.js';
 
-const ORG = '0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f';
 const PROJECT = `/api/organizations/${ORG}/projects/12345/`;
 const FLAGS = '/api/projects/12345/feature_flags/';
 

@@ -9,8 +9,8 @@ import { computePlan } from '../src/plan/planner.js';
 import { safetyWarnings } from '../src/plan/safety.js';
 import type { LiveRecord } from '../src/resources/kind.js';
 import { kindByName } from '../src/resources/registry.js';
+import { ORG } from './support/constants.js';
 
-const ORG = '0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f';
 const BASE = 'https://api.test';
 const at = { file: 'h.yaml', line: 3, col: 7 };
 

@@ -1,18 +1,40 @@
-// Runs the real CLI (bin/hogsync.js, built dist/) as a child process, and fails any run whose
-// output contains the API key it was given.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+// Runs the real CLI (bin/hogsync.js, built dist/) as a child process: spawnCli() is the one
+// way tests start it; runCli() waits for it and fails any run whose output contains the API
+// key it was given.
+import { spawn, type ChildProcessByStdio, type StdioPipe, type StdioNull } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import { BIN, ROOT } from './constants.js';
 
-export const BIN = fileURLToPath(new URL('../../bin/hogsync.js', import.meta.url));
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export { BIN, ROOT } from './constants.js';
+
+export interface SpawnOptions {
+  /** Added to this process's environment (NO_COLOR=1 unless given); undefined removes a variable. */
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** Whether the child gets a stdin pipe (default) or none. */
+  stdin?: 'pipe' | 'ignore';
+}
+
+/** The environment a CLI child runs with. */
+export function cliEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...process.env, NO_COLOR: '1', ...extra })) if (v !== undefined) env[k] = v;
+  return env;
+}
+
+export function spawnCli(args: string[], options: SpawnOptions & { stdin: 'ignore' }): ChildProcessByStdio<null, Readable, Readable>;
+export function spawnCli(args: string[], options?: SpawnOptions): ChildProcessByStdio<Writable, Readable, Readable>;
+export function spawnCli(args: string[], options: SpawnOptions = {}): ChildProcessByStdio<Writable | null, Readable, Readable> {
+  const stdin: StdioPipe | StdioNull = options.stdin ?? 'pipe';
+  return spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env: cliEnv(options.env), stdio: [stdin, 'pipe', 'pipe'] }) as ChildProcessByStdio<Writable | null, Readable, Readable>;
+}
 
 export interface CliResult { code: number; stdout: string; stderr: string }
 
 export function runCli(args: string[], options: { env?: Record<string, string | undefined>; cwd?: string; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries({ ...process.env, NO_COLOR: '1', ...options.env })) if (v !== undefined) env[k] = v;
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const env = cliEnv(options.env);
+    const child = spawnCli(args, { cwd: options.cwd, env: options.env });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });

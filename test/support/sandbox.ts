@@ -1,15 +1,14 @@
 // Sandboxes for tests: spawnSandbox() runs the real CLI (`hogsync sandbox --port 0`) as a child
 // process and reads the two lines it prints; inProcessSandbox() starts one in this process for
 // fast tests. Call stopAllSandboxes() in afterEach so nothing outlives a failing test.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { startSandbox, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/server.js';
 import type { Stats } from '../../src/sandbox/stats.js';
+import { spawnCli } from './cli.js';
+import { ORG } from './constants.js';
 
-export const BIN = fileURLToPath(new URL('../../bin/hogsync.js', import.meta.url));
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const SEED_EXAMPLE = fileURLToPath(new URL('../../examples/sandbox-seed.yaml', import.meta.url));
-export const DEFAULT_ORG = '0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f';
+export { BIN, ROOT, SEED_EXAMPLE } from './constants.js';
+export const DEFAULT_ORG = ORG;
 
 export interface SpawnedSandbox {
   baseUrl: string;
@@ -38,9 +37,7 @@ function exited(child: ChildProcess): Promise<number | null> {
 }
 
 export async function spawnSandbox(args: string[] = [], env: Record<string, string | undefined> = {}): Promise<SpawnedSandbox> {
-  const childEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, NO_COLOR: '1', ...env })) if (v !== undefined) childEnv[k] = v;
-  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', ...args], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnCli(['sandbox', '--port', '0', ...args], { env, stdin: 'ignore' });
   children.add(child);
   child.once('exit', () => children.delete(child));
   let out = '';

@@ -5,7 +5,9 @@ import { dirname, join } from 'node:path';
 import { runCli, type CliResult } from './cli.js';
 import type { SeedDocument } from '../../src/sandbox/seed.js';
 
-export const ORG = '0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f';
+import { ORG } from './constants.js';
+
+export { ORG };
 
 export interface Workspace {
   dir: string;
