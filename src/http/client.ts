@@ -5,7 +5,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import { HogsyncError, type ErrorCode, type RequestInfo } from '../errors.js';
 import { VERSION } from '../version.js';
-import { redact } from '../util/redact.js';
+import { maskKey as redact } from '../util/secrets.js';
 import { errorMessage, parseBody } from './api-error.js';
 import { systemClock, type Clock } from './clock.js';
 import { Semaphore } from './concurrency.js';

@@ -55,13 +55,36 @@ function currentForms(): Array<[string, string]> {
   return forms;
 }
 
-/** The text with every known secret replaced by a placeholder. */
+/** The text with every known secret replaced by a placeholder (the key of HOGSYNC_API_KEY too). */
 export function maskSecrets(text: string): string {
   const list = currentForms();
-  if (list.length === 0 || text.length === 0) return text;
+  if (text.length === 0) return text;
   let out = text;
   for (const [form, mask] of list) if (out.includes(form)) out = out.split(form).join(mask);
+  return maskKey(out, process.env.HOGSYNC_API_KEY);
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The one key redaction: every bearer token, and the key in every form a message gives it,
+ * case-insensitively (a key that went through a hostname or a header comes back lower-cased).
+ * The HTTP client applies it to its own messages with its own key; maskSecrets to all output.
+ */
+export function maskKey(text: string, key: string | undefined): string {
+  let out = /bearer/i.test(text) ? text.replace(/(Bearer\s+)\S+/gi, `$1${KEY_MASK}`) : text;
+  if (key !== undefined && key.length >= 4) out = out.replace(keyPattern(key), KEY_MASK);
   return out;
+}
+
+let keyPatternOf: { key: string; pattern: RegExp } | undefined;
+
+function keyPattern(key: string): RegExp {
+  if (keyPatternOf?.key !== key) {
+    const forms = encodings(key).sort((a, b) => b.length - a.length).map(escapeRegExp);
+    keyPatternOf = { key, pattern: new RegExp(forms.join('|'), 'gi') };
+  }
+  return keyPatternOf.pattern;
 }
 
 /** Masks every string written to `stream` from now on (stdout and stderr of the API verbs). */
