@@ -6,8 +6,7 @@ import { mapLimit } from '../util/map-limit.js';
 import { interpolate } from './interpolate.js';
 import { mergeFiles, type LoadedFile } from './merge.js';
 import type { DesiredState } from './model.js';
-import { fastParse } from './fast-parse.js';
-import { parseYaml, type SourceMap } from './parse.js';
+import { parseConfigText } from './config-text.js';
 import { expandShared } from './shared.js';
 import { ConfigErrors, sortProblems, type ConfigProblem } from './problems.js';
 import { checkSchema } from './validate-schema.js';
@@ -22,13 +21,6 @@ export interface LoadOptions {
   cwd?: string;
   /** Where the files come from instead of the file system (the files at a git revision). */
   source?: { files: string[]; read(file: string): Promise<ReadResult> };
-}
-
-/** Positions of a fast-parsed file: found by the full parser, once, when first asked for. */
-function lazySourceMap(file: string, text: string): SourceMap {
-  let map: SourceMap | undefined;
-  const real = (): SourceMap => (map ??= parseYaml(file, text).parsed?.map ?? { values: new Map(), keys: new Map() });
-  return { values: { get: (p) => real().values.get(p) }, keys: { get: (p) => real().keys.get(p) } };
 }
 
 function under(pointer: string, set: ReadonlySet<string>): boolean {
@@ -57,8 +49,7 @@ export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = proce
       problems.push(read.problem);
       continue;
     }
-    const fast = fastParse(read.text);
-    const parsed = fast ? { parsed: { file, data: fast, map: lazySourceMap(file, read.text), poisoned: new Set<string>() }, problems: [] } : parseYaml(file, read.text);
+    const parsed = parseConfigText(file, read.text);
     problems.push(...parsed.problems);
     if (!parsed.parsed) continue;
     const { data, map, poisoned } = parsed.parsed;
