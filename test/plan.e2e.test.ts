@@ -264,5 +264,6 @@ describe('secrets', () => {
     expect(all).toContain('(sensitive)');
     expect(all).not.toContain('SECRETSECRET');
     expect(all).not.toContain('Secret team name');
-  });
+    // Nine CLI runs (and an apply): on a loaded two-core machine that takes longer than the default.
+  }, 90_000);
 });
