@@ -59,7 +59,7 @@ describe('ApiClient against the sandbox', () => {
     expect((await client.request('GET', `${org}/proxy_records/${record.id}/`)).body).toMatchObject({ domain: 'e.example.com' });
     expect((await client.request('PATCH', `${org}/proxy_records/${record.id}/`, { body: { domain: 'f.example.com' } })).body).toMatchObject({ domain: 'f.example.com' });
     expect((await client.listAll(`${org}/proxy_records/`)).length).toBe(1);
-    expect((await client.request('DELETE', `${org}/proxy_records/${record.id}/`)).status).toBe(204);
+    expect((await client.request('DELETE', `${org}/proxy_records/${record.id}/`)).status).toBe(200);
 
     const role = (await client.request<{ id: string }>('POST', `${org}/roles/`, { body: { name: 'Eng', feature_flags_access_level: 37 } })).body;
     expect((await client.request('GET', `${org}/roles/${role.id}/`)).body).toMatchObject({ name: 'Eng', feature_flags_access_level: 37 });

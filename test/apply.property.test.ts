@@ -67,6 +67,8 @@ async function check(live: LiveArb, desired: DesiredArb): Promise<void> {
     seed: {
       organizations: [{
         id: ORG,
+        // A plan of the workspace that holds more than the default 2 proxy records (the limit has its own tests).
+        max_proxy_records: 10,
         projects: [{ id: 12345, name: 'P', timezone: live.timezone, feature_flags: live.flags.map((f) => ({ key: f.key, active: f.active, filters: { groups: [{ properties: [], rollout_percentage: f.rollout }] } })) }],
         proxy_records: live.proxies.map((domain) => ({ domain })),
         roles: live.roles,

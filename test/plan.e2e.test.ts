@@ -182,8 +182,9 @@ roles:
     sandbox.stats.byRoute = {};
     const r = await ws.cli(['plan', file, '--format', 'json']);
     expect(r.code).toBe(0);
-    // Pages of 100: flags 3 + 1, proxy records 2, roles 3, projects 1; plus one GET per declared project.
-    const minimum = 3 + 1 + 2 + 3 + 1 + 2;
+    // Pages of 100: flags 3 + 1, roles 3, projects 1; proxy records in one page (the real list is not paged);
+    // plus one GET per declared project.
+    const minimum = 3 + 1 + 1 + 3 + 1 + 2;
     expect(sandbox.stats.requests).toBe(minimum);
     expect(Object.keys(sandbox.stats.byRoute).some((k) => k.includes('12347'))).toBe(false);
     const plan = JSON.parse(r.stdout);

@@ -84,6 +84,7 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', pattern: '/api/organizations/:org/roles/:id/', path: (ids) => `/api/organizations/${ORG}/roles/${ids.role}/`, scope: 'organization:read' },
   { method: 'PATCH', pattern: '/api/organizations/:org/roles/:id/', path: (ids) => `/api/organizations/${ORG}/roles/${ids.role}/`, scope: 'organization:write', body: { name: 'Support team' } },
   { method: 'DELETE', pattern: '/api/organizations/:org/roles/:id/', path: (ids) => `/api/organizations/${ORG}/roles/${ids.role}/`, scope: 'organization:write' },
+  { method: 'GET', pattern: '/api/organizations/:org/roles/:role/role_memberships/', path: (ids) => `/api/organizations/${ORG}/roles/${ids.role}/role_memberships/`, scope: 'organization:read' },
 
   { method: 'GET', pattern: '/api/projects/:project/feature_flags/', path: () => flags, scope: 'feature_flag:read' },
   { method: 'POST', pattern: '/api/projects/:project/feature_flags/', path: () => flags, scope: 'feature_flag:write', body: { key: 'new-flag' } },

@@ -143,7 +143,9 @@ Examples:
     .option('--seed <file>', 'start from this workspace (YAML or JSON)')
     .option('--latency <ms>', 'delay every answer', '0')
     .option('--fault-rate <p>', 'share of requests answered 5xx or dropped', '0')
-    .option('--rate-limit <n>', 'requests per minute before answering 429', '0')
+    .option('--rate-limit <n>', 'requests per minute (per key) before answering 429', '0')
+    .option('--rate-limit-hourly <n>', 'requests per hour (per key) before answering 429', '0')
+    .option('--deletion-delay <seconds>', 'how long proxy record and project deletions take (listed as deleting meanwhile)', '0')
     .addHelpText('after', `
 Examples:
   $ hogsync sandbox --port 0 --seed examples/sandbox-seed.yaml

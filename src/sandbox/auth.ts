@@ -1,7 +1,8 @@
 // Personal API keys: who may call, with which scopes (`x:write` implies `x:read`, `*` grants
-// all), and in which organizations. Errors word the missing scope the way the real API does.
+// all), in which organizations and projects, and as which user (whose organization level decides
+// admin-only writes). Errors word each refusal the way the real API does.
 import { invalidKey, notAuthenticated, permissionDenied } from './errors.js';
-import { ALL_SCOPES, type ApiKeyState, type SandboxState, type Scope } from './state.js';
+import { ALL_SCOPES, LEVELS, type ApiKeyState, type OrganizationState, type SandboxState, type Scope } from './state.js';
 
 export function isScope(value: string): value is Scope {
   return (ALL_SCOPES as readonly string[]).includes(value);
@@ -26,12 +27,47 @@ export function requireScope(key: ApiKeyState, scope: Scope): void {
   if (!hasScope(key, scope)) throw permissionDenied(`API key missing required scope '${scope}'`);
 }
 
+/** The organization level of a key's user: a seed user's level, else owner (the sandbox user). */
+export function levelOf(state: SandboxState, key: ApiKeyState): number {
+  return state.user_levels?.[String(key.user)] ?? LEVELS.owner;
+}
+
+export function isAdmin(state: SandboxState, key: ApiKeyState): boolean {
+  return levelOf(state, key) >= LEVELS.admin;
+}
+
 export function canReachOrganization(key: ApiKeyState, organization: string): boolean {
   return key.organizations === null || key.organizations.includes(organization);
 }
 
+export function canReachProject(key: ApiKeyState, project: number): boolean {
+  return key.projects === undefined || key.projects === null || key.projects.includes(project);
+}
+
+/**
+ * The checks the real API makes on a key before its scopes, for a request inside `org`: the
+ * organization's policy on personal keys (members below admin refused), the key's projects
+ * (`project` = the project the path names; an organization-level path with a project-limited
+ * key is refused) and the key's organizations.
+ */
+export function requireKeyReach(state: SandboxState, key: ApiKeyState, org: OrganizationState, project?: number): void {
+  if (org.members_can_use_personal_api_keys === false && !isAdmin(state, key)) {
+    throw permissionDenied(`Organization '${org.name}' does not allow using personal API keys. Contact an admin to enable personal API keys for this organization.`);
+  }
+  if (key.projects !== undefined && key.projects !== null) {
+    if (project === undefined) throw permissionDenied('API keys with scoped projects are only supported on project-based endpoints.');
+    if (!key.projects.includes(project)) throw permissionDenied(`API key does not have access to the requested project: ID ${project}.`);
+  }
+  requireOrganization(key, org.id);
+}
+
 export function requireOrganization(key: ApiKeyState, organization: string): void {
   if (!canReachOrganization(key, organization)) {
-    throw permissionDenied('API key does not have access to the requested organization.');
+    throw permissionDenied(`API key does not have access to the requested organization: ID ${organization}.`);
   }
+}
+
+/** Writes to proxy records and roles need an organization admin (OrganizationAdminWritePermissions). */
+export function requireOrganizationAdmin(state: SandboxState, key: ApiKeyState): void {
+  if (!isAdmin(state, key)) throw permissionDenied('Your organization access level is insufficient.');
 }

@@ -1,5 +1,8 @@
-// Errors the sandbox answers with, in the real API's body shape
-// `{type, code, detail, attr}` (drf-standardized-errors, as PostHog uses it).
+// Errors the sandbox answers with, in the real API's body shapes: usually
+// `{type, code, detail, attr}` (drf-standardized-errors, as PostHog uses it), but where a view
+// of the real API builds its own answer, that view's shape: `{"detail"}` (the proxy limit),
+// `{"error"}`, `{"success": false, "error"}`, or an empty body.
+import type { JsonObject } from './json.js';
 
 export type ErrorType = 'validation_error' | 'authentication_error' | 'invalid_request' | 'client_error' | 'throttled_error' | 'server_error';
 
@@ -7,16 +10,35 @@ export type ErrorBody = { type: ErrorType; code: string; detail: string; attr: s
 
 export class ApiError extends Error {
   readonly status: number;
+  /** The standard body; for a view's own shape, what seeds and logs read (the answer is `answer`). */
   readonly body: ErrorBody;
   readonly headers: Record<string, string>;
+  /** The body actually answered when it is not the standard shape (undefined = `body`; null = empty). */
+  readonly answer: JsonObject | null | undefined;
 
-  constructor(status: number, body: ErrorBody, headers: Record<string, string> = {}) {
+  constructor(status: number, body: ErrorBody, headers: Record<string, string> = {}, answer?: JsonObject | null) {
     super(body.detail);
     this.name = 'ApiError';
     this.status = status;
     this.body = body;
     this.headers = headers;
+    this.answer = answer;
   }
+
+  /** What goes on the wire. */
+  get wire(): JsonObject | undefined {
+    return this.answer === undefined ? this.body : this.answer ?? undefined;
+  }
+}
+
+/** An error a view answers in its own shape (e.g. `{"detail": …}` without type or code). */
+export function viewError(status: number, answer: JsonObject | null, detail: string, attr: string | null = null): ApiError {
+  const type: ErrorType = status >= 500 ? 'server_error' : status === 400 ? 'validation_error' : 'invalid_request';
+  return new ApiError(status, { type, code: 'error', detail, attr }, {}, answer);
+}
+
+export function conflict(detail: string): ApiError {
+  return new ApiError(409, { type: 'invalid_request', code: 'conflict', detail, attr: null });
 }
 
 export function validationError(attr: string | null, detail: string, code = 'invalid_input'): ApiError {

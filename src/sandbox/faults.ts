@@ -1,23 +1,28 @@
 // Deliberate misbehaviour for benchmarks and reliability tests: a fixed delay, random 5xx
-// answers or dropped connections, and a sliding-window rate limit answering 429 the way the
-// real API does (no Retry-After; the wait is in the body's detail).
+// answers or dropped connections, and the real API's two sliding rate-limit windows (per minute
+// and per hour, per key) answering 429 the way the real API does (no Retry-After; the wait is in
+// the body's detail).
 
 export interface FaultOptions {
   latencyMs: number;
   /** Probability in [0, 1] that a request is faulted. */
   faultRate: number;
-  /** Requests allowed per sliding 60 s window; 0 = unlimited. */
+  /** Requests allowed per sliding 60 s window and key; 0 = unlimited. */
   rateLimitPerMinute: number;
+  /** Requests allowed per sliding hour and key; 0 = unlimited. */
+  rateLimitPerHour?: number;
   random: () => number;
 }
 
 export type Fault = { kind: 'status'; status: 502 | 503 | 504 } | { kind: 'drop' };
 
-const WINDOW_MS = 60_000;
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
 
 export class FaultInjector {
   private readonly opts: FaultOptions;
-  private readonly accepted: number[] = [];
+  /** Accepted request times per key (the Authorization header; '' for none), oldest first. */
+  private readonly accepted = new Map<string, number[]>();
 
   constructor(opts: FaultOptions) {
     this.opts = opts;
@@ -30,17 +35,31 @@ export class FaultInjector {
   }
 
   /**
-   * Seconds until a slot frees up when this request is over the limit, else undefined (and the
-   * request takes a slot). Throttled requests take no slot, as in DRF's throttling.
+   * Seconds until this key may call again when a window is full, else undefined (and the
+   * request takes a slot in both windows). Throttled requests take no slot, as in DRF.
    */
-  throttle(now = Date.now()): number | undefined {
-    const limit = this.opts.rateLimitPerMinute;
-    if (limit <= 0) return undefined;
-    while (this.accepted.length > 0 && (this.accepted[0] as number) <= now - WINDOW_MS) this.accepted.shift();
-    if (this.accepted.length >= limit) {
-      return Math.max(1, Math.ceil(((this.accepted[0] as number) + WINDOW_MS - now) / 1000));
+  throttle(now = Date.now(), key = ''): number | undefined {
+    const perMinute = this.opts.rateLimitPerMinute;
+    const perHour = this.opts.rateLimitPerHour ?? 0;
+    if (perMinute <= 0 && perHour <= 0) return undefined;
+    const longest = perHour > 0 ? HOUR_MS : MINUTE_MS;
+    let times = this.accepted.get(key);
+    if (!times) {
+      times = [];
+      this.accepted.set(key, times);
     }
-    this.accepted.push(now);
+    while (times.length > 0 && (times[0] as number) <= now - longest) times.shift();
+    let wait = 0;
+    if (perMinute > 0) {
+      const start = now - MINUTE_MS;
+      // The minute window's requests are the newest ones: count back from the end.
+      let inMinute = 0;
+      for (let i = times.length - 1; i >= 0 && (times[i] as number) > start; i--) inMinute++;
+      if (inMinute >= perMinute) wait = Math.max(wait, (times[times.length - perMinute] as number) + MINUTE_MS - now);
+    }
+    if (perHour > 0 && times.length >= perHour) wait = Math.max(wait, (times[times.length - perHour] as number) + HOUR_MS - now);
+    if (wait > 0) return Math.max(1, Math.ceil(wait / 1000));
+    times.push(now);
     return undefined;
   }
 

@@ -38,9 +38,12 @@ export function liveEventsToken(): string {
   return `phe_${base62(43)}`;
 }
 
-/** The CNAME target of a proxy domain: derived from the domain so it is stable across runs. */
-export function proxyTarget(domain: string): string {
-  const digest = createHash('sha256').update(domain.toLowerCase().replace(/\.$/, '')).digest('hex');
+/**
+ * The CNAME target of a proxy domain, derived as the real API does: from the organization and
+ * the exact string (so it is stable across runs, and a differently written domain gets another).
+ */
+export function proxyTarget(organization: string, domain: string): string {
+  const digest = createHash('sha256').update(organization).update(domain).digest('hex');
   return `${digest.slice(0, 20)}.proxy-sandbox.hogsync.dev`;
 }
 

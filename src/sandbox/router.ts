@@ -20,7 +20,7 @@ export interface RequestContext {
   body: JsonObject;
   key: ApiKeyState;
   /** The store; its writes are logged in the activity log as the key's user (activity.ts). */
-  store: Pick<SandboxStore, 'read' | 'write'>;
+  store: Pick<SandboxStore, 'read' | 'write' | 'clock' | 'deletionDelayMs'>;
 }
 
 export interface Reply { status: number; body?: Json }
@@ -95,6 +95,8 @@ export async function dispatch(match: Match | undefined, req: Incoming): Promise
   const store: RequestContext['store'] = {
     read: (fn) => req.store.read(fn),
     write: (fn) => req.store.write((state) => loggedWrite(state, actor, match.params, fn)),
+    clock: req.store.clock,
+    deletionDelayMs: req.store.deletionDelayMs,
   };
   return entry.handler({ method: req.method, url: req.url, params: match.params, body, key, store });
 }

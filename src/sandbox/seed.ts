@@ -11,10 +11,10 @@ import { isUuid, uuidv7 } from './ids.js';
 import { isObject, type Json, type JsonObject } from './json.js';
 import { seedApprovals } from './model/change-requests.js';
 import { seedFlag } from './model/feature-flags.js';
-import { applyProjectPatch, newProject, PROJECT_RULES, validateProjectPatch } from './model/projects.js';
+import { applyProjectPatch, newProjectFor, PROJECT_RULES, validateProjectPatch } from './model/projects.js';
 import { createProxyRecord, PROXY_STATUSES } from './model/proxy-records.js';
 import { createRole } from './model/roles.js';
-import { ALL_SCOPES, type SandboxState } from './state.js';
+import { ALL_SCOPES, LEVELS, type ApiKeyState, type LevelName, type OrganizationState, type SandboxState } from './state.js';
 
 export interface SeedPerson { distinct_id: string; properties?: JsonObject }
 export interface SeedProject {
@@ -26,18 +26,38 @@ export interface SeedProject {
   [field: string]: Json | JsonObject[] | SeedPerson[] | undefined;
 }
 export interface SeedProxyRecord { domain: string; status?: string; message?: string | null }
-export interface SeedRole { name: string; feature_flags_access_level?: number }
+export interface SeedRole { name: string; feature_flags_access_level?: number; /** Emails of seed users. */ members?: string[] }
 export interface SeedOrganization {
   id?: string;
   name?: string;
+  /** Proxy records the organization may hold (default 2). */
+  max_proxy_records?: number;
+  /** false: keys of users below admin are refused in this organization (default true). */
+  members_can_use_personal_api_keys?: boolean;
   projects?: SeedProject[];
   proxy_records?: SeedProxyRecord[];
   roles?: SeedRole[];
 }
-export interface SeedKey { key: string; label?: string; scopes: string[]; organizations?: string[] }
+export interface SeedKey {
+  key: string;
+  label?: string;
+  scopes: string[];
+  organizations?: string[];
+  /** Project ids: the only projects the key may reach. */
+  projects?: number[];
+}
 /** A user besides the sandbox's own: acts with their keys, or in the web UI (POST /_sandbox/web-edit/). */
-export interface SeedUser { first_name: string; last_name?: string; email: string; keys?: SeedKey[] }
-export interface SeedDocument { organizations?: SeedOrganization[]; keys?: SeedKey[]; users?: SeedUser[] }
+export interface SeedUser {
+  first_name: string;
+  last_name?: string;
+  email: string;
+  /** Organization level: members get the real API's 403 on admin-only writes (default owner). */
+  level?: LevelName;
+  keys?: SeedKey[];
+}
+export interface SeedDocument { api_version?: number; organizations?: SeedOrganization[]; keys?: SeedKey[]; users?: SeedUser[] }
+
+export const API_VERSIONS = [2025, 2026] as const;
 
 export class SeedError extends Error {
   constructor(source: string, where: string, message: string) {
@@ -87,17 +107,57 @@ export function stateFromSeed(doc: unknown, source: string): SandboxState {
     }
   };
   if (doc === null || doc === undefined) doc = {};
-  if (!isObject(doc)) return fail('', 'must be a mapping with `organizations` (and optionally `keys`, `users`)');
-  for (const k of Object.keys(doc)) if (!['organizations', 'keys', 'users'].includes(k)) fail(k, 'unknown key (expected organizations, keys, users)');
+  if (!isObject(doc)) return fail('', 'must be a mapping with `organizations` (and optionally `users`, `keys`, `api_version`)');
+  const TOP = ['api_version', 'users', 'organizations', 'keys'];
+  for (const k of Object.keys(doc)) if (!TOP.includes(k)) fail(k, `unknown key (expected ${TOP.join(', ')})`);
 
   const state = emptyState();
+  if (doc.api_version !== undefined) {
+    if (!(API_VERSIONS as readonly unknown[]).includes(doc.api_version)) fail('api_version', `must be one of ${API_VERSIONS.join(', ')}`);
+    state.api_version = doc.api_version as number;
+  }
   let nextProjectId = FIRST_PROJECT_ID;
   const usedProjectIds = new Set<number>();
 
+  // Users first: role members and keys name them.
+  const userKeys: { list: JsonObject[]; at: string; id: number; email: string }[] = [];
+  for (const [ui, u] of list(doc.users, 'users', fail).entries()) {
+    const uat = `users[${ui}]`;
+    const USER_KEYS = ['first_name', 'last_name', 'email', 'level', 'keys'];
+    for (const k of Object.keys(u)) if (!USER_KEYS.includes(k)) fail(`${uat}.${k}`, `unknown key (expected ${USER_KEYS.join(', ')})`);
+    if (typeof u.email !== 'string' || !/^[^\s@]+@[^\s@]+$/.test(u.email)) fail(`${uat}.email`, 'must be an email address');
+    const email = u.email as string;
+    if ([state.user, ...state.users].some((x) => x.email.toLowerCase() === email.toLowerCase())) fail(`${uat}.email`, `duplicate user ${email}`);
+    if (typeof u.first_name !== 'string' || u.first_name.trim() === '') fail(`${uat}.first_name`, 'must be a non-empty string');
+    if (u.last_name !== undefined && typeof u.last_name !== 'string') fail(`${uat}.last_name`, 'must be a string');
+    const level = u.level ?? 'owner';
+    if (typeof level !== 'string' || !Object.prototype.hasOwnProperty.call(LEVELS, level)) fail(`${uat}.level`, 'must be one of member, admin, owner');
+    const id = state.user.id + state.users.length + 1;
+    state.users.push({
+      id,
+      uuid: `0190d1c4-6a1e-7c3d-8e4f-${String(id).padStart(12, '0')}`,
+      distinct_id: `sandbox-user-${id}`,
+      first_name: u.first_name as string,
+      last_name: (u.last_name as string | undefined) ?? '',
+      email,
+      is_email_verified: true,
+      hedgehog_config: null,
+      role_at_organization: null,
+    });
+    if (level !== 'owner') (state.user_levels ??= {})[String(id)] = LEVELS[level as LevelName];
+    userKeys.push({ list: list(u.keys, `${uat}.keys`, fail), at: `${uat}.keys`, id, email });
+  }
+  const userByEmail = (email: unknown, where: string): number => {
+    const found = typeof email === 'string' ? [state.user, ...state.users].find((u) => u.email.toLowerCase() === email.toLowerCase()) : undefined;
+    if (!found) return fail(where, `unknown user ${JSON.stringify(email)} (name it under users)`);
+    return found.id;
+  };
+
   for (const [oi, org] of list(doc.organizations, 'organizations', fail).entries()) {
     const at = `organizations[${oi}]`;
+    const ORG_KEYS = ['id', 'name', 'max_proxy_records', 'members_can_use_personal_api_keys', 'projects', 'proxy_records', 'roles'];
     for (const k of Object.keys(org)) {
-      if (!['id', 'name', 'projects', 'proxy_records', 'roles'].includes(k)) fail(`${at}.${k}`, 'unknown key (expected id, name, projects, proxy_records, roles)');
+      if (!ORG_KEYS.includes(k)) fail(`${at}.${k}`, `unknown key (expected ${ORG_KEYS.join(', ')})`);
     }
     const id = org.id === undefined ? uuidv7() : org.id;
     if (typeof id !== 'string' || !isUuid(id)) fail(`${at}.id`, 'must be a UUID');
@@ -105,7 +165,17 @@ export function stateFromSeed(doc: unknown, source: string): SandboxState {
     if (state.organizations.some((o) => o.id === orgId)) fail(`${at}.id`, `duplicate organization ${orgId}`);
     const name = org.name === undefined ? `Organization ${oi + 1}` : org.name;
     if (typeof name !== 'string' || name.trim() === '') fail(`${at}.name`, 'must be a non-empty string');
-    state.organizations.push({ id: orgId, name: name as string });
+    const orgState: OrganizationState = { id: orgId, name: name as string };
+    if (org.max_proxy_records !== undefined) {
+      const max = org.max_proxy_records;
+      if (typeof max !== 'number' || !Number.isInteger(max) || max < 0) fail(`${at}.max_proxy_records`, 'must be a non-negative integer');
+      orgState.max_proxy_records = max as number;
+    }
+    if (org.members_can_use_personal_api_keys !== undefined) {
+      if (typeof org.members_can_use_personal_api_keys !== 'boolean') fail(`${at}.members_can_use_personal_api_keys`, 'must be true or false');
+      orgState.members_can_use_personal_api_keys = org.members_can_use_personal_api_keys as boolean;
+    }
+    state.organizations.push(orgState);
 
     for (const [pi, p] of list(org.projects, `${at}.projects`, fail).entries()) {
       const pat = `${at}.projects[${pi}]`;
@@ -116,8 +186,14 @@ export function stateFromSeed(doc: unknown, source: string): SandboxState {
       const projectId = (rawId as number | undefined) ?? nextProjectId;
       if (usedProjectIds.has(projectId)) fail(`${pat}.id`, `duplicate project id ${projectId}`);
       usedProjectIds.add(projectId);
-      const project = newProject(projectId, orgId, `Project ${projectId}`);
-      applyProjectPatch(project, apply(pat, () => validateProjectPatch(fields)));
+      const project = newProjectFor(state, projectId, orgId, `Project ${projectId}`);
+      // A seed may hold what the API no longer lets anyone write (access_control was writable once).
+      const { access_control: accessControl, ...writable } = fields;
+      if (accessControl !== undefined) {
+        if (typeof accessControl !== 'boolean') fail(`${pat}.access_control`, 'must be true or false');
+        project.access_control = accessControl as boolean;
+      }
+      applyProjectPatch(state, project, apply(pat, () => validateProjectPatch(writable)));
       state.projects.push(project);
       const approvalsError = seedApprovals(state, projectId, approvals);
       if (approvalsError) fail(`${pat}.flag_approvals`, approvalsError);
@@ -145,11 +221,15 @@ export function stateFromSeed(doc: unknown, source: string): SandboxState {
       if (typeof status !== 'string' || !(PROXY_STATUSES as readonly string[]).includes(status)) fail(`${rat}.status`, `must be one of ${PROXY_STATUSES.join(', ')}`);
       const message = record.message ?? null;
       if (message !== null && typeof message !== 'string') fail(`${rat}.message`, 'must be a string or null');
-      apply(rat, () => createProxyRecord(state, orgId, record, { status: status as string, message: message as string | null }));
+      apply(rat, () => createProxyRecord(state, orgState, record, { status: status as string, message: message as string | null, ignoreLimit: true }));
     }
 
     for (const [ri, role] of list(org.roles, `${at}.roles`, fail).entries()) {
-      apply(`${at}.roles[${ri}]`, () => createRole(state, orgId, role));
+      const rat = `${at}.roles[${ri}]`;
+      const { members, ...fields } = role;
+      if (members !== undefined && (!Array.isArray(members) || !members.every((m) => typeof m === 'string'))) fail(`${rat}.members`, 'must be a list of user emails');
+      const memberIds = ((members ?? []) as string[]).map((m, mi) => userByEmail(m, `${rat}.members[${mi}]`));
+      apply(rat, () => createRole(state, orgId, fields, memberIds));
     }
   }
 
@@ -167,31 +247,15 @@ export function stateFromSeed(doc: unknown, source: string): SandboxState {
       orgs = k.organizations as string[];
     }
     const label = typeof k.label === 'string' ? k.label : fallbackLabel;
-    state.keys.push({ key, label, scopes: scopes as string[], organizations: orgs, user });
+    const entry: ApiKeyState = { key, label, scopes: scopes as string[], organizations: orgs, user };
+    if (k.projects !== undefined && k.projects !== null) {
+      if (!Array.isArray(k.projects) || !k.projects.every((p) => typeof p === 'number' && Number.isInteger(p))) fail(`${kat}.projects`, 'must be a list of project ids');
+      entry.projects = k.projects as number[];
+    }
+    state.keys.push(entry);
   };
   for (const [ki, k] of list(doc.keys, 'keys', fail).entries()) addKey(k, `keys[${ki}]`, state.user.id, `seed key ${ki + 1}`);
 
-  for (const [ui, u] of list(doc.users, 'users', fail).entries()) {
-    const uat = `users[${ui}]`;
-    for (const k of Object.keys(u)) if (!['first_name', 'last_name', 'email', 'keys'].includes(k)) fail(`${uat}.${k}`, 'unknown key (expected first_name, last_name, email, keys)');
-    if (typeof u.email !== 'string' || !/^[^\s@]+@[^\s@]+$/.test(u.email)) fail(`${uat}.email`, 'must be an email address');
-    const email = u.email as string;
-    if ([state.user, ...state.users].some((x) => x.email.toLowerCase() === email.toLowerCase())) fail(`${uat}.email`, `duplicate user ${email}`);
-    if (typeof u.first_name !== 'string' || u.first_name.trim() === '') fail(`${uat}.first_name`, 'must be a non-empty string');
-    if (u.last_name !== undefined && typeof u.last_name !== 'string') fail(`${uat}.last_name`, 'must be a string');
-    const id = state.user.id + state.users.length + 1;
-    state.users.push({
-      id,
-      uuid: `0190d1c4-6a1e-7c3d-8e4f-${String(id).padStart(12, '0')}`,
-      distinct_id: `sandbox-user-${id}`,
-      first_name: u.first_name as string,
-      last_name: (u.last_name as string | undefined) ?? '',
-      email,
-      is_email_verified: true,
-      hedgehog_config: null,
-      role_at_organization: null,
-    });
-    for (const [ki, k] of list(u.keys, `${uat}.keys`, fail).entries()) addKey(k, `${uat}.keys[${ki}]`, id, `${email} key ${ki + 1}`);
-  }
+  for (const u of userKeys) for (const [ki, k] of u.list.entries()) addKey(k, `${u.at}[${ki}]`, u.id, `${u.email} key ${ki + 1}`);
   return state;
 }

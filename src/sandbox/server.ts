@@ -10,6 +10,8 @@ import { FAULT_BODIES, FaultInjector } from './faults.js';
 import { parseJsonObject, readBody, sendJson } from './http.js';
 import { handleInternal, INTERNAL_PREFIX } from './internal.js';
 import { dispatch, matchRoute } from './router.js';
+import { purgeProjects } from './model/projects.js';
+import { purgeProxyRecords } from './model/proxy-records.js';
 import { ROUTES } from './routes/index.js';
 import { loadSeedFile, stateFromSeed, type SeedDocument } from './seed.js';
 import type { SandboxState } from './state.js';
@@ -28,8 +30,12 @@ export interface SandboxOptions {
   seed?: SeedDocument | string;
   latencyMs?: number;
   faultRate?: number;
-  /** Requests per sliding minute before answering 429; 0 or absent = unlimited. */
+  /** Requests per sliding minute (per key) before answering 429; 0 or absent = unlimited. */
   rateLimitPerMinute?: number;
+  /** Requests per sliding hour (per key) before answering 429; 0 or absent = unlimited. */
+  rateLimitPerHour?: number;
+  /** How long an asynchronous deletion takes (provisioned proxy records, projects), in seconds; 0 (default) = at once. */
+  deletionDelaySeconds?: number;
   /** Source of randomness for faults (tests pass a scripted one). */
   random?: () => number;
   /** Receives one line per request (the CLI passes one under --verbose). */
@@ -86,11 +92,18 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     latencyMs: checkNumber('latency', opts.latencyMs, 0, 600_000),
     faultRate: checkNumber('fault rate', opts.faultRate, 0, 1),
     rateLimitPerMinute: checkNumber('rate limit', opts.rateLimitPerMinute, 0, Number.MAX_SAFE_INTEGER),
+    rateLimitPerHour: checkNumber('hourly rate limit', opts.rateLimitPerHour, 0, Number.MAX_SAFE_INTEGER),
     random: opts.random ?? Math.random,
   });
+  const deletionDelayMs = checkNumber('deletion delay', opts.deletionDelaySeconds, 0, 86_400) * 1000;
 
   const { state, origin } = await initialState(opts);
   const store = new SandboxStore(state, opts.statePath);
+  store.deletionDelayMs = deletionDelayMs;
+  store.maintain = (s, now) => {
+    purgeProxyRecords(s, now);
+    purgeProjects(s, now);
+  };
   // A state file exists from the first moment on, so a restart finds the same keys and ids.
   if (opts.statePath) {
     try {
@@ -131,7 +144,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     }
     if (url.pathname.startsWith(INTERNAL_PREFIX) || url.pathname === INTERNAL_PREFIX.slice(0, -1)) {
       req.resume();
-      handleInternal(method, url.pathname, stats, res);
+      handleInternal(method, url, stats, store.clock, res);
       return;
     }
     const match = matchRoute(ROUTES, url.pathname);
@@ -140,7 +153,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     try {
       const raw = await readBody(req);
       await faults.delay();
-      const wait = faults.throttle();
+      const wait = faults.throttle(store.clock.now(), req.headers.authorization ?? '');
       if (wait !== undefined) {
         stats.throttled++;
         throw throttled(wait);
@@ -167,7 +180,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     } catch (err) {
       const e = err instanceof ApiError ? err : serverError();
       if (!(err instanceof ApiError)) process.stderr.write(`hogsync sandbox: ${method} ${url.pathname}: ${(err as Error).stack ?? String(err)}\n`);
-      sendJson(res, e.status, e.body, e.headers);
+      sendJson(res, e.status, e.wire, e.headers);
       outcome = String(e.status);
     } finally {
       opts.log?.(`${method} ${url.pathname}${url.search} → ${outcome || res.statusCode} ${Date.now() - started}ms`);

@@ -16,12 +16,28 @@ export interface UserBasic extends JsonObject {
   role_at_organization: string | null;
 }
 
-export interface OrganizationState extends JsonObject { id: string; name: string }
+export type OrganizationState = JsonObject & {
+  id: string;
+  name: string;
+  /** How many proxy records the organization may hold (records still deleting count); absent = 2, the API's default. */
+  max_proxy_records?: number;
+  /** false: keys of members below admin are refused (the organization setting `members_can_use_personal_api_keys`). */
+  members_can_use_personal_api_keys?: boolean;
+};
+
+/** Organization membership levels of the real API. */
+export const LEVELS = { member: 1, admin: 8, owner: 15 } as const;
+export type LevelName = keyof typeof LEVELS;
+
 
 /** A project: every field of the API's ProjectBackwardCompat record, stored as answered. */
-export type ProjectState = JsonObject & { id: number; organization: string; name: string; api_token: string; updated_at: string };
+export type ProjectState = JsonObject & {
+  id: number; organization: string; name: string; api_token: string; updated_at: string;
+  /** Set by DELETE: the project stays readable (is_pending_deletion: true) until this time, then it is gone. */
+  deleting_until?: string;
+};
 
-export interface ProxyRecordState extends JsonObject {
+export type ProxyRecordState = JsonObject & {
   id: string;
   organization: string;
   domain: string;
@@ -31,7 +47,9 @@ export interface ProxyRecordState extends JsonObject {
   created_at: string;
   updated_at: string;
   created_by: number | null;
-}
+  /** Set by DELETE of a provisioned record: listed as `deleting` until this time, then gone. */
+  deleting_until?: string;
+};
 
 export interface RoleState extends JsonObject {
   id: string;
@@ -101,7 +119,7 @@ export const ALL_SCOPES: readonly Scope[] = [
   'activity_log:read', 'activity_log:write',
 ];
 
-export interface ApiKeyState extends JsonObject {
+export type ApiKeyState = JsonObject & {
   key: string;
   label: string;
   /** Scopes granted; `*` grants all. */
@@ -110,7 +128,9 @@ export interface ApiKeyState extends JsonObject {
   organizations: string[] | null;
   /** Id of the user who owns the key: the acting user of its writes. */
   user: number;
-}
+  /** Projects the key may reach (a key limited to projects); absent or null = every project. */
+  projects?: number[] | null;
+};
 
 /**
  * One entry of a project's activity log, as the real API keeps it (src/sandbox/activity.ts
@@ -131,7 +151,7 @@ export interface ActivityEntryState extends JsonObject {
   created_at: string;
 }
 
-export interface SandboxState extends JsonObject {
+export type SandboxState = JsonObject & {
   format: 'hogsync-sandbox-state';
   version: 1;
   /** The key printed on start (every scope, every organization). */
@@ -139,6 +159,16 @@ export interface SandboxState extends JsonObject {
   user: UserBasic;
   /** Further users (from the seed): they own keys, and act in the web UI (POST /_sandbox/web-edit/). */
   users: UserBasic[];
+  /**
+   * Organization level of users other than the sandbox user (an owner), by user id: 1 = member,
+   * 8 = admin, 15 = owner (absent = owner). It decides admin-only writes.
+   */
+  user_levels?: Record<string, number>;
+  /**
+   * The API version modelled: 2025 (the reference's) or 2026, which no longer stores projects'
+   * slack_incoming_webhook nor roles' feature_flags_access_level (absent = 2025).
+   */
+  api_version?: number;
   keys: ApiKeyState[];
   organizations: OrganizationState[];
   projects: ProjectState[];
@@ -152,6 +182,6 @@ export interface SandboxState extends JsonObject {
   /** Per project, the flag changes its approval policy gates (feature_flag.enable/disable/update). */
   flag_approvals: { project: number; actions: string[] }[];
   change_requests: ChangeRequestState[];
-}
+};
 
 export const STATE_FORMAT = 'hogsync-sandbox-state';

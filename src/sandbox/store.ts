@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { withActivityDefaults } from './activity.js';
+import { SandboxClock } from './clock.js';
 import { clone, isObject } from './json.js';
 import { STATE_FORMAT, type SandboxState } from './state.js';
 
@@ -26,6 +27,12 @@ export class SandboxStore {
   /** The content last written to the state file: the rollback point if a file write fails. */
   private committed: string | undefined;
   private writes = 0;
+  /** Time as the sandbox sees it (tests advance it). */
+  readonly clock = new SandboxClock();
+  /** How long an asynchronous deletion (provisioned proxy records, projects) takes, in ms. */
+  deletionDelayMs = 0;
+  /** Runs at the start of every write: removes what finished deleting, so the file never keeps it. */
+  maintain: ((state: SandboxState, now: number) => void) | undefined;
 
   constructor(state: SandboxState, path?: string) {
     this.state = state;
@@ -79,6 +86,7 @@ export class SandboxStore {
     const outcomes: { write: PendingWrite; ok: boolean; value: unknown }[] = [];
     for (const write of batch) {
       try {
+        this.maintain?.(this.state, this.clock.now());
         outcomes.push({ write, ok: true, value: write.fn(this.state) });
       } catch (err) {
         outcomes.push({ write, ok: false, value: err });

@@ -1,16 +1,71 @@
 // Projects: the record the real API answers (every field of the OpenAPI ProjectBackwardCompat
-// schema, with realistic defaults), the rules for its writable fields, and its actions.
+// schema and the writable fields newer API versions added, with realistic defaults), the rules
+// for its writable fields, what the API does with a PATCH (names trimmed and unique without
+// regard to case, empty entries of app_urls/recording_domains dropped, session_replay_config,
+// survey_config, modifiers and conversations_settings merged into what is stored,
+// access_control refused, slack_incoming_webhook dropped by API version 2026, admin-only
+// settings), asynchronous deletion, and its actions.
 // The OpenAPI types a few read-only fields as strings (drf-spectacular's default for method
 // fields) although the real API sends JSON there; the sandbox sends strings so that every
 // record validates against that schema.
-import { validationError } from '../errors.js';
+import { conflict, permissionDenied, validationError } from '../errors.js';
 import { liveEventsToken, nowIso, projectApiToken, uuidv7 } from '../ids.js';
-import { clone, isObject, type Json, type JsonObject } from '../json.js';
-import type { ProjectState, SandboxState } from '../state.js';
+import { clone, isObject, pyTypeName, type Json, type JsonObject } from '../json.js';
+import { LEVELS, type ProjectState, type SandboxState } from '../state.js';
 import {
-  booleanRule, decimalRule, integerChoiceRule, integerRule, stringListRule, stringRule, timeZoneRule,
+  booleanRule, decimalRule, integerChoiceRule, integerRule, objectRule, stringListRule, stringRule, timeZoneRule,
   untypedRule, validatePartial, type Rule,
 } from '../validation.js';
+
+function choiceRule(values: readonly string[], nullable: boolean): Rule {
+  return (value, attr) => {
+    if (value === null && nullable) return null;
+    if (typeof value !== 'string' || !values.includes(value)) {
+      throw validationError(attr, `"${typeof value === 'string' ? value : JSON.stringify(value)}" is not a valid choice.`, 'invalid_choice');
+    }
+    return value;
+  };
+}
+
+/** ISO 4217 codes (the real API's list holds 152 of them). */
+function currencyRule(): Rule {
+  return (value, attr) => {
+    if (value === null) return null;
+    if (typeof value !== 'string' || !/^[A-Z]{3}$/.test(value)) {
+      throw validationError(attr, `"${typeof value === 'string' ? value : JSON.stringify(value)}" is not a valid choice.`, 'invalid_choice');
+    }
+    return value;
+  };
+}
+
+/** A list of JSON objects, or null (the real API's ArrayField of JSONField). */
+function objectListRule(): Rule {
+  return (value, attr) => {
+    if (value === null) return null;
+    if (!Array.isArray(value)) throw validationError(attr, `Expected a list of items but got type "${pyTypeName(value)}".`, 'not_a_list');
+    for (const item of value) if (item !== null && !isObject(item)) throw validationError(attr, 'Must provide a list of dictionaries.', 'invalid');
+    return value;
+  };
+}
+
+function dictRule(keys: readonly string[], check?: (value: JsonObject, attr: string) => void): Rule {
+  return (value, attr) => {
+    if (value === null) return null;
+    if (!isObject(value)) throw validationError(attr, 'Must provide a dictionary or None.', 'invalid');
+    if (!Object.keys(value).every((k) => keys.includes(k))) {
+      throw validationError(attr, `Must provide a dictionary with only known keys: ${keys.join(', ')}.`, 'invalid');
+    }
+    check?.(value, attr);
+    return value;
+  };
+}
+
+const maskingConfigRule = dictRule(['maskAllInputs', 'maskTextSelector', 'blockSelector'], (v, attr) => {
+  if (v.maskAllInputs !== undefined && typeof v.maskAllInputs !== 'boolean') throw validationError(attr, 'maskAllInputs must be a boolean.', 'invalid');
+  for (const k of ['maskTextSelector', 'blockSelector']) {
+    if (v[k] !== undefined && typeof v[k] !== 'string') throw validationError(attr, `${k} must be a string.`, 'invalid');
+  }
+});
 
 /** Every writable field of a project and its rule (bounds from the OpenAPI and the real API). */
 export const PROJECT_RULES: Readonly<Record<string, Rule>> = {
@@ -40,9 +95,9 @@ export const PROJECT_RULES: Readonly<Record<string, Rule>> = {
   session_recording_minimum_duration_milliseconds: integerRule({ min: 0, max: 30000, nullable: true }),
   session_recording_linked_flag: untypedRule(),
   session_recording_network_payload_capture_config: untypedRule(),
-  session_recording_masking_config: untypedRule(),
-  session_replay_config: untypedRule(),
-  survey_config: untypedRule(),
+  session_recording_masking_config: maskingConfigRule,
+  session_replay_config: dictRule(['record_canvas', 'ai_config']),
+  survey_config: objectRule({ nullable: true }),
   access_control: booleanRule(),
   // The OpenAPI enum has no null, so null is refused to keep every answer schema-valid.
   week_start_day: integerChoiceRule([0, 1]),
@@ -51,13 +106,56 @@ export const PROJECT_RULES: Readonly<Record<string, Rule>> = {
   recording_domains: stringListRule({ itemMax: 200, itemNullable: true, nullable: true }),
   inject_web_apps: booleanRule({ nullable: true }),
   extra_settings: untypedRule(),
-  modifiers: untypedRule(),
+  modifiers: objectRule({ nullable: true }),
   has_completed_onboarding_for: untypedRule(),
   surveys_opt_in: booleanRule({ nullable: true }),
   heatmaps_opt_in: booleanRule({ nullable: true }),
   flags_persistence_default: booleanRule({ nullable: true }),
   receive_org_level_activity_logs: booleanRule({ nullable: true }),
+  // Added by newer API versions (bounds from the real API's model and serializer).
+  capture_dead_clicks: booleanRule({ nullable: true }),
+  cookieless_server_hash_mode: integerChoiceRule([0, 1, 2], { nullable: true }),
+  human_friendly_comparison_periods: booleanRule({ nullable: true }),
+  session_recording_url_trigger_config: objectListRule(),
+  session_recording_url_blocklist_config: objectListRule(),
+  session_recording_event_trigger_config: stringListRule({ nullable: true, itemNullable: true }),
+  session_recording_trigger_match_type_config: choiceRule(['all', 'any'], true),
+  session_recording_retention_period: choiceRule(['30d', '90d', '1y', '5y'], false),
+  feature_flag_confirmation_enabled: booleanRule({ nullable: true }),
+  feature_flag_confirmation_message: stringRule({ nullable: true, allowBlank: true }),
+  default_evaluation_contexts_enabled: booleanRule({ nullable: true }),
+  require_evaluation_contexts: booleanRule({ nullable: true }),
+  default_data_theme: integerRule({ nullable: true }),
+  base_currency: currencyRule(),
+  business_model: choiceRule(['b2b', 'b2c', 'other'], true),
+  web_analytics_pre_aggregated_tables_enabled: booleanRule({ nullable: true }),
+  conversations_enabled: booleanRule({ nullable: true }),
+  conversations_settings: objectRule({ nullable: true }),
+  logs_settings: objectRule({ nullable: true }),
 };
+
+/**
+ * Fields merged into what is stored instead of replaced (the real serializer's update):
+ * top-level keys, and for session_replay_config the keys of nested objects too.
+ */
+export const MERGED_FIELDS: Readonly<Record<string, 'shallow' | 'two-level'>> = {
+  session_replay_config: 'two-level',
+  survey_config: 'shallow',
+  modifiers: 'shallow',
+  conversations_settings: 'shallow',
+};
+
+/** Fields a project member may change; every other writable field needs a project admin (as on the real API). */
+export const MEMBER_FIELDS: ReadonlySet<string> = new Set([
+  'completed_snippet_onboarding', 'has_completed_onboarding_for', 'session_recording_opt_in', 'autocapture_exceptions_opt_in',
+  'autocapture_web_vitals_opt_in', 'autocapture_web_vitals_allowed_metrics', 'surveys_opt_in', 'primary_dashboard',
+]);
+
+/** Fields API version 2026 no longer stores: absent from the record, silently dropped from a PATCH. */
+export const DROPPED_IN_2026: readonly string[] = ['slack_incoming_webhook'];
+
+export const ACCESS_CONTROL_DEPRECATED = "The 'access_control' field has been deprecated and is no longer supported. "
+  + 'Please use the new access control system instead. For more information, visit: https://posthog.com/docs/settings/access-control';
 
 /** A new project with the real API's defaults, in the OpenAPI's field order. */
 export function newProject(id: number, organization: string, name: string): ProjectState {
@@ -122,12 +220,44 @@ export function newProject(id: number, organization: string, name: string): Proj
     secret_api_token: null,
     secret_api_token_backup: null,
     receive_org_level_activity_logs: false,
+    is_pending_deletion: false,
+    capture_dead_clicks: false,
+    cookieless_server_hash_mode: 0,
+    human_friendly_comparison_periods: false,
+    session_recording_url_trigger_config: [],
+    session_recording_url_blocklist_config: [],
+    session_recording_event_trigger_config: [],
+    session_recording_trigger_match_type_config: null,
+    session_recording_retention_period: '30d',
+    feature_flag_confirmation_enabled: false,
+    feature_flag_confirmation_message: null,
+    default_evaluation_contexts_enabled: false,
+    require_evaluation_contexts: false,
+    default_data_theme: null,
+    base_currency: 'USD',
+    business_model: null,
+    web_analytics_pre_aggregated_tables_enabled: false,
+    conversations_enabled: null,
+    conversations_settings: null,
+    logs_settings: null,
   };
+}
+
+/** A new project as the state's API version stores it (2026: without the fields it dropped). */
+export function newProjectFor(state: SandboxState, id: number, organization: string, name: string): ProjectState {
+  const p = newProject(id, organization, name);
+  if (projectsDropSlack(state)) for (const f of DROPPED_IN_2026) delete p[f];
+  return p;
+}
+
+export function projectsDropSlack(state: SandboxState): boolean {
+  return (state.api_version ?? 2025) >= 2026;
 }
 
 /** The full record (GET one, PATCH, actions): a copy, so callers cannot alias the state. */
 export function renderProject(p: ProjectState): JsonObject {
-  return clone(p);
+  const { deleting_until: _until, ...rest } = p;
+  return clone(rest);
 }
 
 const BASIC_FIELDS = ['id', 'uuid', 'organization', 'api_token', 'name', 'completed_snippet_onboarding',
@@ -140,24 +270,104 @@ export function renderProjectBasic(p: ProjectState): JsonObject {
   return out;
 }
 
-/** Validates a partial update; the result holds only the writable fields sent, canonicalized. */
+/**
+ * Validates a partial update; the result holds only the writable fields sent, canonicalized
+ * (names trimmed, empty entries of app_urls and recording_domains dropped). access_control is
+ * refused whatever its value (null aside), as the real API refuses it.
+ */
 export function validateProjectPatch(body: JsonObject): JsonObject {
-  return validatePartial(PROJECT_RULES, body);
+  if (body.access_control !== undefined && body.access_control !== null) {
+    throw validationError('access_control', ACCESS_CONTROL_DEPRECATED, 'invalid_input');
+  }
+  const { access_control: _ac, ...rest } = body;
+  const out = validatePartial(PROJECT_RULES, rest);
+  for (const f of ['app_urls', 'recording_domains']) {
+    const v = out[f];
+    if (Array.isArray(v)) out[f] = v.filter((x) => typeof x === 'string' && x !== '');
+  }
+  return out;
 }
 
-export function applyProjectPatch(p: ProjectState, changes: JsonObject): void {
-  Object.assign(p, changes);
+/**
+ * The checks of a PATCH that depend on who sends it and on the other projects, in the real
+ * API's order: receive_org_level_activity_logs needs an organization admin, any field but the
+ * member-safe ones a project admin, and a new name must be unused in the organization (compared
+ * trimmed and without regard to case; projects being deleted do not count): 409 otherwise.
+ */
+export function checkProjectPatch(state: SandboxState, p: ProjectState, changes: JsonObject, userLevel: number): void {
+  const admin = userLevel >= LEVELS.admin;
+  if (changes.receive_org_level_activity_logs !== undefined && changes.receive_org_level_activity_logs !== null && !admin) {
+    throw permissionDenied('Only organization owners and admins can modify the receive_org_level_activity_logs setting.');
+  }
+  const adminFields = Object.keys(changes).filter((f) => !MEMBER_FIELDS.has(f)).sort();
+  if (adminFields.length > 0 && !admin) {
+    throw permissionDenied(`Only project admins can modify these settings: ${adminFields.join(', ')}`);
+  }
+  const name = changes.name;
+  if (typeof name === 'string' && name !== p.name) {
+    const lower = name.toLowerCase();
+    const taken = state.projects.some((o) => o.organization === p.organization && o.id !== p.id && o.is_pending_deletion !== true
+      && o.name.trim().toLowerCase() === lower);
+    if (taken) throw conflict(`There is already a project called "${name}" in this organization. Choose a different name.`);
+  }
+}
+
+function mergeInto(stored: Json | undefined, sent: Json, mode: 'shallow' | 'two-level'): Json {
+  if (!isObject(sent) || !isObject(stored)) return sent;
+  const out: JsonObject = { ...stored };
+  for (const [k, v] of Object.entries(sent)) {
+    const before = stored[k];
+    out[k] = mode === 'two-level' && isObject(before) && isObject(v) ? { ...before, ...v } : v;
+  }
+  return out;
+}
+
+/**
+ * Stores a validated update: merged fields merge into what is stored (a key is only removed by
+ * sending it as null, and even then it stays, with the value null); fields the API version no
+ * longer stores are dropped without a word.
+ */
+export function applyProjectPatch(state: SandboxState, p: ProjectState, changes: JsonObject): void {
+  for (const [field, value] of Object.entries(changes)) {
+    if (projectsDropSlack(state) && DROPPED_IN_2026.includes(field)) continue;
+    const mode = MERGED_FIELDS[field];
+    p[field] = mode ? mergeInto(p[field], value, mode) : value;
+  }
   p.updated_at = nowIso();
 }
 
-export function findProject(state: SandboxState, organization: string, id: number): ProjectState | undefined {
-  return state.projects.find((p) => p.id === id && p.organization === organization);
+export function isProjectPresent(p: ProjectState, now: number): boolean {
+  return p.deleting_until === undefined || Date.parse(p.deleting_until) > now;
 }
 
-export function deleteProject(state: SandboxState, id: number): void {
+export function findProject(state: SandboxState, organization: string, id: number, now = Date.now()): ProjectState | undefined {
+  return state.projects.find((p) => p.id === id && p.organization === organization && isProjectPresent(p, now));
+}
+
+function removeProject(state: SandboxState, id: number): void {
   state.projects = state.projects.filter((p) => p.id !== id);
   state.feature_flags = state.feature_flags.filter((f) => f.project !== id);
   state.persons = state.persons.filter((x) => x.project !== id);
+}
+
+/**
+ * DELETE is asynchronous on the real API: the project is marked `is_pending_deletion` and stays
+ * readable until the deletion finishes (`delayMs` later; at once when 0). A second DELETE
+ * meanwhile answers 400 "This project is already being deleted.".
+ */
+export function deleteProject(state: SandboxState, p: ProjectState, now: number, delayMs: number): void {
+  if (p.is_pending_deletion === true) throw validationError(null, 'This project is already being deleted.', 'invalid_input');
+  if (delayMs <= 0) {
+    removeProject(state, p.id);
+    return;
+  }
+  p.is_pending_deletion = true;
+  p.deleting_until = new Date(now + delayMs).toISOString();
+}
+
+/** Removes projects whose deletion has finished (with their flags and persons). */
+export function purgeProjects(state: SandboxState, now: number): void {
+  for (const p of state.projects.filter((x) => !isProjectPresent(x, now))) removeProject(state, p.id);
 }
 
 /** reset_token: a new project API token (the old one stops working on the real API). */

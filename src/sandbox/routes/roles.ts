@@ -1,14 +1,17 @@
-// Role routes of an organization: list, create (201), read, update, delete (204).
+// Role routes of an organization: list, create (201), read, update, delete (204; the role's
+// memberships go with it), and the memberships of a role (read-only here). Writes need an
+// organization admin.
+import { requireOrganizationAdmin } from '../auth.js';
 import { notFound } from '../errors.js';
-import { createRole, deleteRole, findRole, renderRole, updateRole } from '../model/roles.js';
+import { createRole, deleteRole, findRole, renderRole, roleMembers, updateRole } from '../model/roles.js';
 import { paginate } from '../pagination.js';
 import type { Handler, RequestContext, Route } from '../router.js';
 import type { RoleState, SandboxState } from '../state.js';
 import { organizationOf } from './common.js';
 
-function roleIn(ctx: RequestContext, state: SandboxState): RoleState {
+function roleIn(ctx: RequestContext, state: SandboxState, param = 'id'): RoleState {
   const org = organizationOf(ctx, state);
-  const role = findRole(state, org.id, ctx.params.id ?? '');
+  const role = findRole(state, org.id, ctx.params[param] ?? '');
   if (!role) throw notFound();
   return role;
 }
@@ -20,6 +23,7 @@ const list: Handler = (ctx) => ctx.store.read((state) => {
 
 const create: Handler = (ctx) => ctx.store.write((state) => {
   const org = organizationOf(ctx, state);
+  requireOrganizationAdmin(state, ctx.key);
   return { status: 201, body: renderRole(state, createRole(state, org.id, ctx.body)) };
 });
 
@@ -27,19 +31,31 @@ const read: Handler = (ctx) => ctx.store.read((state) => ({ status: 200, body: r
 
 const update: Handler = (ctx) => ctx.store.write((state) => {
   const role = roleIn(ctx, state);
+  requireOrganizationAdmin(state, ctx.key);
   updateRole(state, role, ctx.body);
   return { status: 200, body: renderRole(state, role) };
 });
 
 const remove: Handler = (ctx) => ctx.store.write((state) => {
-  deleteRole(state, roleIn(ctx, state).id);
+  const role = roleIn(ctx, state);
+  requireOrganizationAdmin(state, ctx.key);
+  deleteRole(state, role.id);
   return { status: 204 };
+});
+
+const memberships: Handler = (ctx) => ctx.store.read((state) => {
+  const role = roleIn(ctx, state, 'role');
+  return { status: 200, body: paginate(roleMembers(state, role), (m) => m, ctx.url) };
 });
 
 export const roleRoutes: Route[] = [
   {
     pattern: '/api/organizations/:org/roles/',
     methods: { GET: { scope: 'organization:read', handler: list }, POST: { scope: 'organization:write', handler: create } },
+  },
+  {
+    pattern: '/api/organizations/:org/roles/:role/role_memberships/',
+    methods: { GET: { scope: 'organization:read', handler: memberships } },
   },
   {
     pattern: '/api/organizations/:org/roles/:id/',
