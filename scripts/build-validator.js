@@ -29,9 +29,9 @@ const schema = JSON.parse(readFileSync(new URL('schemas/hogsync.schema.json', ro
 // `id` in `projects`), not in the shared definition that `defaults` narrows and reuses.
 const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, code: { source: true } });
 addFormats.default(ajv, ['uuid']);
-// Annotations hogsync reads itself: sensitivity, compare rule, what a pattern means (for messages),
+// Annotations hogsync reads itself: sensitivity, compare rule, what a pattern means (for messages), fields the API merges,
 // and fields that only shape the configuration (aliases, renames, shared flags), never sent to the API.
-ajv.addVocabulary(['x-sensitive', 'x-normalize', 'x-expected', 'x-reason', 'x-config-only']);
+ajv.addVocabulary(['x-sensitive', 'x-normalize', 'x-expected', 'x-reason', 'x-config-only', 'x-merge']);
 const validatorFile = new URL('schema-validator.cjs', configDir);
 writeFileSync(validatorFile, standaloneCode(ajv, ajv.compile(schema)));
 

@@ -81,3 +81,45 @@ describe('hogsync validate', () => {
     expect(r).toEqual({ code: 0, stdout: '1 file valid: 1 organization, 2 projects, 0 proxy records, 1 role, 2 feature flags\n', stderr: '' });
   });
 });
+
+describe('hogsync validate: project fields of the real API', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'hogsync-validate-fields-'));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+  const file = (name: string, body: string): string => {
+    const path = join(tmp, name);
+    writeFileSync(path, `organization: 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f\nprojects:\n  - id: 12345\n${body}`);
+    return path;
+  };
+
+  it('takes the writable fields newer API versions added, within their bounds', async () => {
+    const ok = file('new.yaml', [
+      '    session_recording_masking_config: { maskAllInputs: true, blockSelector: .private }',
+      '    flags_persistence_default: true',
+      '    receive_org_level_activity_logs: false',
+      '    cookieless_server_hash_mode: 1',
+      '    session_recording_retention_period: 90d',
+      '    session_recording_trigger_match_type_config: any',
+      '    base_currency: EUR',
+      '    business_model: b2c',
+      '    capture_dead_clicks: true',
+      '',
+    ].join('\n'));
+    expect(await runCli(['validate', ok])).toMatchObject({ code: 0, stderr: '' });
+    const bad = file('bad.yaml', '    cookieless_server_hash_mode: 3\n    session_recording_masking_config: { maskEverything: true }\n    base_currency: euro\n');
+    const r = await runCli(['validate', bad]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${bad}:4:34:`);
+    expect(r.stderr).toContain(`${bad}:5:`);
+    expect(r.stderr).toContain(`${bad}:6:20:`);
+    expect(r.stderr).toContain('3 errors in 1 file');
+  });
+
+  it('refuses empty entries of app_urls and recording_domains at their place (the API would drop them)', async () => {
+    const bad = file('empty.yaml', '    app_urls:\n      - https://app.example.com\n      - ""\n    recording_domains: [""]\n');
+    const r = await runCli(['validate', bad]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${bad}:6:9:`);
+    expect(r.stderr).toContain(`${bad}:7:25:`);
+    expect(r.stderr).toContain("app_urls[1]: must not be empty");
+  });
+});
