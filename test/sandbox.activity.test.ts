@@ -197,7 +197,7 @@ describe('sandbox users in the seed', () => {
     };
     expect(bad([{ first_name: 'A' }])).toBe('seed seed.yaml: users[0].email: must be an email address');
     expect(bad([{ first_name: 'A', email: 'a@x.io' }, { first_name: 'B', email: 'A@X.io' }])).toBe('seed seed.yaml: users[1].email: duplicate user A@X.io');
-    expect(bad([{ first_name: 'A', email: 'a@x.io', role: 'admin' }])).toBe('seed seed.yaml: users[0].role: unknown key (expected first_name, last_name, email, keys)');
+    expect(bad([{ first_name: 'A', email: 'a@x.io', role: 'admin' }])).toBe('seed seed.yaml: users[0].role: unknown key (expected first_name, last_name, email, level, keys)');
     expect(bad([{ first_name: 'A', email: 'a@x.io', keys: [{ key: 'phx_short_but_ok', scopes: ['activity_log:read'] }] }])).toBe('accepted');
   });
 

@@ -102,7 +102,7 @@ describe('sandbox state file', () => {
     const c = api(sb.baseUrl, sb.apiKey);
     const created: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const r = await c.post(`/api/organizations/${DEFAULT_ORG}/proxy_records/`, { domain: `k${i}.example.com` });
+      const r = await c.post(`/api/organizations/${DEFAULT_ORG}/roles/`, { name: `Role k${i}` });
       expect(r.status).toBe(201);
       created.push((r.body as Rec).id as string);
     }
@@ -112,7 +112,7 @@ describe('sandbox state file', () => {
     const again = await spawnSandbox(['--state', statePath]);
     expect(again.apiKey).toBe(sb.apiKey);
     const c2 = api(again.baseUrl, again.apiKey);
-    const list = (await c2.get(`/api/organizations/${DEFAULT_ORG}/proxy_records/`)).body as Page;
+    const list = (await c2.get(`/api/organizations/${DEFAULT_ORG}/roles/`)).body as Page;
     expect(list.results.map((r) => r.id)).toEqual(created);
     expect(((await c2.get(`/api/organizations/${DEFAULT_ORG}/projects/12346/`)).body as Rec).name).toBe('Killed mid-flight');
     expect(await again.stop('SIGTERM')).toBe(0);
