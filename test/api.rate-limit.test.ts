@@ -2,8 +2,9 @@
 // any sliding 60 s window, a client set to R must never be throttled and must still get
 // ≥ 90 % of R; a 429 holds every request of the client. No test here waits on a wall clock.
 import { afterEach, describe, expect, it } from 'vitest';
-import { RateLimiter } from '../src/http/rate-limit.js';
-import { JSON_HEADERS, closeMockApis, mockApi } from './support/mock-api.js';
+import { isRateLimitStop, type ClientEvent } from '../src/http/client.js';
+import { RateLimiter, RateLimitWait, type Pause } from '../src/http/rate-limit.js';
+import { JSON_HEADERS, closeMockApis, mockApi, rejection } from './support/mock-api.js';
 import { VirtualClock, seeded } from './support/virtual-clock.js';
 
 afterEach(closeMockApis);
@@ -122,4 +123,65 @@ describe('client-side rate limit', () => {
     })());
     expect(arrivals).toEqual([['a', 0], ['a', 30_000], ['b', 30_000], ['c', 30_000]]);
   });
+
+  it('keeps within the hourly cap too, saying once why every request waits', async () => {
+    const clock = new VirtualClock();
+    const pauses: Pause[] = [];
+    const limiter = new RateLimiter({ requestsPerMinute: 1000, requestsPerHour: 100, maxWaitMs: 4_000_000, clock, onPause: (p) => pauses.push(p) });
+    const sent: number[] = [];
+    await clock.run(Promise.all(Array.from({ length: 150 }, async () => {
+      await limiter.acquire();
+      sent.push(clock.now());
+    })));
+    expect(sent.filter((t) => t < 3_600_000)).toHaveLength(100);
+    // The 101st goes once the first is an hour (+2 s guard) old; never more than 100 in any hour.
+    expect(sent[100]).toBe(3_602_000);
+    expect(pauses).toEqual([{ reason: 'hourly', waitMs: 3_602_000, until: 3_602_000 }]);
+  });
+
+  it('refuses a wait longer than maxWaitMs at once, and every later request until the window frees', async () => {
+    const clock = new VirtualClock();
+    const limiter = new RateLimiter({ requestsPerMinute: 1000, requestsPerHour: 3, maxWaitMs: 300_000, clock });
+    for (let i = 0; i < 3; i++) await limiter.acquire();
+    const refused = await limiter.acquire().catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RateLimitWait);
+    expect(refused).toMatchObject({ reason: 'hourly', until: 3_602_000 });
+    await expect(limiter.acquire()).rejects.toBeInstanceOf(RateLimitWait);
+  });
 });
+
+describe('server-requested waits (--max-wait)', () => {
+  it('waits out a short 429 with one pause event for all requests held by it, then retries', async () => {
+    const clock = new VirtualClock();
+    const api = mockApi({ requestsPerMinute: Infinity, parallelism: 4, now: clock.now, sleep: clock.sleep, maxWaitMs: 300_000 });
+    api.pool.intercept({ path: '/api/a/', method: 'GET' }).reply(429, { detail: 'Request was throttled. Expected available in 42 seconds.' }, JSON_HEADERS);
+    api.pool.intercept({ path: (p) => p.startsWith('/api/'), method: 'GET' }).reply(200, {}, JSON_HEADERS).persist();
+    await clock.run((async () => {
+      const a = api.client.request('GET', '/api/a/');
+      await clock.sleep(1000);
+      await Promise.all([a, api.client.request('GET', '/api/b/'), api.client.request('GET', '/api/c/')]);
+    })());
+    const pauses = api.events.filter((e: ClientEvent) => e.type === 'pause');
+    expect(pauses).toEqual([{ type: 'pause', method: 'GET', path: '/api/a/', waitMs: 42_000, reason: 'server', until: 42_000 }]);
+    expect(clock.now()).toBe(42_000);
+  });
+
+  it('stops at once on a wait longer than maxWaitMs: nothing waits, later requests are not sent, the error says when', async () => {
+    const clock = new VirtualClock();
+    const api = mockApi({ requestsPerMinute: Infinity, now: clock.now, sleep: clock.sleep, maxWaitMs: 300_000 });
+    let sent = 0;
+    api.pool.intercept({ path: (p) => p.startsWith('/api/'), method: 'PATCH' }).reply(429, () => {
+      sent += 1;
+      return { detail: 'Request was throttled. Expected available in 3456 seconds.' };
+    }, JSON_HEADERS).persist();
+    const first = await clock.run(rejection(api.client.request('PATCH', '/api/a/', { body: { x: 1 } })));
+    expect(isRateLimitStop(first)).toBe(true);
+    expect(first.format()).toBe("PATCH /api/a/ → 429: the API's rate limit is spent: the API expects to be available again at 1970-01-01T00:57:36Z (in 58 min), longer than --max-wait 300 s");
+    expect((first as unknown as { until: number }).until).toBe(3_456_000);
+    const second = await clock.run(rejection(api.client.request('PATCH', '/api/b/', { body: { x: 1 } })));
+    expect(isRateLimitStop(second)).toBe(true);
+    expect(sent).toBe(1);
+    expect(clock.now()).toBe(0);
+  });
+});
+

@@ -11,19 +11,42 @@ import { systemClock, type Clock } from './clock.js';
 import { Semaphore } from './concurrency.js';
 import { displayPath, followNext, parseBaseUrl, resolveUrl, type Base } from './origin.js';
 import { collectPages } from './pagination.js';
-import { RateLimiter } from './rate-limit.js';
-import { MAX_SERVER_WAIT_MS, RETRYABLE_STATUSES, backoffMs, isIdempotent, serverWaitMs } from './retry.js';
+import { RateLimiter, RateLimitWait, type Pause } from './rate-limit.js';
+import { DEFAULT_MAX_WAIT_MS, RETRYABLE_STATUSES, backoffMs, isIdempotent, serverWaitMs } from './retry.js';
 import type { ApiPort } from './port.js';
 import { TransportFailure, exchange, type HttpMethod, type RawResponse } from './transport.js';
 
 export type { HttpMethod } from './transport.js';
 
+/** The page size lists ask for. */
+export const LIST_PAGE_SIZE = 1000;
+
 export interface ClientEvent {
-  type: 'request' | 'retry' | 'throttled';
+  /** `pause`: every request waits (the server asked, or the hourly cap): one event per pause. */
+  type: 'request' | 'retry' | 'throttled' | 'pause';
   method: string;
   path: string;
   status?: number;
   waitMs?: number;
+  /** For `pause`: why, and when requests go again (epoch ms). */
+  reason?: Pause['reason'];
+  until?: number;
+}
+
+/**
+ * The run stops here: the API's rate limit asks for a wait longer than the client accepts
+ * (`maxWaitMs`). Nothing was sent for the request that throws it; `until` (epoch ms) is when
+ * the API expects to be available again. Every later request of the client throws it too.
+ */
+export class RateLimitStop extends HogsyncError {
+  constructor(message: string, readonly until: number, request: RequestInfo) {
+    super('api', message, { request });
+    this.name = 'RateLimitStop';
+  }
+}
+
+export function isRateLimitStop(err: unknown): err is RateLimitStop {
+  return err instanceof RateLimitStop;
 }
 
 export interface ClientOptions {
@@ -33,6 +56,10 @@ export interface ClientOptions {
   parallelism?: number;
   /** Client-side rate limit (default 480, the API's limit for personal keys); Infinity disables it. */
   requestsPerMinute?: number;
+  /** Client-side hourly limit (default 4800, the API's hourly limit for personal keys); Infinity disables it. */
+  requestsPerHour?: number;
+  /** The longest rate-limit wait taken on (default 300 s); a longer one stops the run (RateLimitStop). */
+  maxWaitMs?: number;
   /** Per attempt, covering headers and body (default 30000). */
   timeoutMs?: number;
   /**
@@ -89,6 +116,9 @@ export class ApiClient implements ApiPort {
   private readonly totalTimeoutMs: number;
   private readonly maxRetries: number;
   private readonly onEvent: (e: ClientEvent) => void;
+  private readonly maxWaitMs: number;
+  /** Tells the limiter's pause events which request was waiting. */
+  private readonly noteRequest: (method: string, path: string) => void;
 
   constructor(options: ClientOptions) {
     this.apiKey = checkApiKey(options.apiKey);
@@ -103,11 +133,19 @@ export class ApiClient implements ApiPort {
     this.maxRetries = options.maxRetries ?? 5;
     if (!Number.isInteger(this.maxRetries) || this.maxRetries < 0) throw new HogsyncError('usage', `maxRetries must be a whole number ≥ 0 (got ${this.maxRetries})`);
     const rpm = positive('requests per minute', options.requestsPerMinute ?? 480, false);
+    const rph = positive('requests per hour', options.requestsPerHour ?? 4800, false);
+    this.maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+    if (!(this.maxWaitMs >= 0)) throw new HogsyncError('usage', `maxWaitMs must be a number ≥ 0 (got ${this.maxWaitMs})`);
     this.clock = clockFrom(options);
     this.random = options.random ?? Math.random;
     this.onEvent = options.onEvent ?? (() => undefined);
     this.slots = new Semaphore(this.parallelism);
-    this.limiter = new RateLimiter({ requestsPerMinute: rpm, clock: this.clock });
+    let current = { method: '', path: '' };
+    this.limiter = new RateLimiter({
+      requestsPerMinute: rpm, requestsPerHour: rph, maxWaitMs: this.maxWaitMs, clock: this.clock,
+      onPause: (p) => this.emit({ type: 'pause', ...current, waitMs: p.waitMs, reason: p.reason, until: p.until }),
+    });
+    this.noteRequest = (method, path) => { current = { method, path }; };
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher = options.dispatcher ?? new Agent({
       connections: this.parallelism,
@@ -139,7 +177,11 @@ export class ApiClient implements ApiPort {
     return this.send<T>(method, url, options);
   }
 
-  /** Every item of a list, following pagination (see pagination.ts). */
+  /**
+   * Every item of a list, following pagination (see pagination.ts). Pages of 1000 are asked
+   * for: the API pages by 100 by default and caps nothing, and every page of a flag list read
+   * with a personal key is metered as a billable local-evaluation request.
+   */
   async listAll<T = Record<string, unknown>>(path: string): Promise<T[]> {
     const first = this.resolve(path, 'send a request to');
     return collectPages<T>(first, {
@@ -183,7 +225,13 @@ export class ApiClient implements ApiPort {
     const left = () => this.totalTimeoutMs - spent;
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.slots.run(async (): Promise<RawResponse | TransportFailure> => {
-        await this.limiter.acquire();
+        this.noteRequest(method, path);
+        try {
+          await this.limiter.acquire();
+        } catch (err) {
+          if (err instanceof RateLimitWait) throw this.stopFor(err, { method, path });
+          throw err;
+        }
         this.stats.requests += 1;
         const started = Date.now();
         try {
@@ -229,10 +277,22 @@ export class ApiClient implements ApiPort {
         if (status === 429) {
           this.stats.throttled += 1;
           this.emit({ type: 'throttled', method, path, status, waitMs });
-          // Every request of this client would hit the same wall: hold them all.
-          if (asked !== undefined && asked <= MAX_SERVER_WAIT_MS) this.limiter.pause(asked);
+          if (asked !== undefined && asked > this.maxWaitMs) {
+            // Longer than we wait: stop at once, and refuse every later request until then.
+            throw this.stopFor(this.limiter.stop(asked), { method, path, status });
+          }
+          if (asked !== undefined) {
+            // Every request of this client would hit the same wall: hold them all. The wait
+            // happens in acquire(), which says so once per pause.
+            this.limiter.pause(asked);
+            if (retriesLeft) {
+              this.stats.retries += 1;
+              this.emit({ type: 'retry', method, path, status, waitMs });
+              continue;
+            }
+          }
         }
-        if (asked !== undefined && asked > MAX_SERVER_WAIT_MS) {
+        if (asked !== undefined && asked > this.maxWaitMs) {
           throw this.fail('api', `${errorMessage(status, outcome.headers['content-type'], outcome.text)} (the API asks to wait ${Math.ceil(asked / 1000)} s; try again later)`, { method, path, status });
         }
         if (retriesLeft) {
@@ -259,6 +319,16 @@ export class ApiClient implements ApiPort {
     this.stats.retries += 1;
     this.emit({ type: 'retry', method, path, status, waitMs });
     await this.clock.sleep(waitMs);
+  }
+
+  /** The error that ends a run on a rate-limit wait longer than `maxWaitMs`. */
+  private stopFor(wait: RateLimitWait, request: RequestInfo): RateLimitStop {
+    const when = new Date(wait.until).toISOString().replace(/\.\d+Z$/, 'Z');
+    const cause = wait.reason === 'hourly'
+      ? `this run has sent as many requests as the hourly limit allows (--max-hourly)`
+      : `the API's rate limit is spent`;
+    const message = `${cause}: the API expects to be available again at ${when} (in ${formatWait(wait.until - this.clock.now())}), longer than --max-wait ${Math.round(this.maxWaitMs / 1000)} s`;
+    return new RateLimitStop(redact(message, this.apiKey), wait.until, { ...request, path: redact(request.path, this.apiKey) });
   }
 
   private emit(e: ClientEvent): void {
@@ -303,6 +373,14 @@ function clockFrom(options: ClientOptions): Clock {
       await sleep(ms);
     },
   };
+}
+
+/** "42 s", "7 min", "1 h 5 min". */
+export function formatWait(ms: number): string {
+  const s = Math.max(1, Math.ceil(ms / 1000));
+  if (s < 120) return `${s} s`;
+  const min = Math.ceil(s / 60);
+  return min < 60 ? `${min} min` : `${Math.floor(min / 60)} h${min % 60 ? ` ${min % 60} min` : ''}`;
 }
 
 function gaveUp(attempts: number): string {

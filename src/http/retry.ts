@@ -5,8 +5,8 @@ import type { HttpMethod } from './transport.js';
 /** Statuses that mean "not now": throttled, or a gateway/upstream that could not serve us. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
-/** The longest server-requested wait we honour; beyond it, failing says more than hanging. */
-export const MAX_SERVER_WAIT_MS = 120_000;
+/** The longest server-requested wait honoured by default (--max-wait); beyond it, the run stops. */
+export const DEFAULT_MAX_WAIT_MS = 300_000;
 
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_CAP_MS = 30_000;

@@ -34,6 +34,7 @@ export function mockApi(options: Partial<ClientOptions> = {}): MockApi {
     dispatcher: agent,
     // No client-side rate limit unless a test asks: the recorded sleeps are then retry waits only.
     requestsPerMinute: Infinity,
+    requestsPerHour: Infinity,
     random: () => 0.5,
     sleep: async (ms) => { sleeps.push(ms); },
     onEvent: (e) => events.push(e),
