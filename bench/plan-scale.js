@@ -6,6 +6,10 @@ import { stringify } from 'yaml';
 import { ORG, startSandbox, timed } from './support.js';
 
 const PROJECTS = 200, FLAGS = 100, ROLES = 50, PROXIES = 2, PAGE = 100, PARALLELISM = 10;
+/** The real API's budget for one personal key: 4800 requests per sliding hour (480 per minute). */
+const HOURLY_LIMIT = 4800;
+/** What a full plan of this workspace cost before lists asked for large pages: it must not grow. */
+const BASELINE_PLAN_REQUESTS = 404;
 
 function workspace() {
   const projects = Array.from({ length: PROJECTS }, (_, p) => ({
@@ -65,6 +69,13 @@ export async function planBenchmarks() {
         one_get_per_resource_requests: terraform,
         one_get_per_resource_ratio: Math.round((terraform / scale.sandbox_requests) * 10) / 10,
         targets: { requests: 'minimum', wall_over_bound: 1.5 },
+      },
+      hourly_budget: {
+        requests_per_plan: scale.sandbox_requests,
+        hourly_limit: HOURLY_LIMIT,
+        plans_per_hour: Math.floor(HOURLY_LIMIT / scale.sandbox_requests),
+        baseline_requests_per_plan: BASELINE_PLAN_REQUESTS,
+        targets: { requests_per_plan: `≤ ${BASELINE_PLAN_REQUESTS}` },
       },
       plan_cpu: {
         cpu_ms: Math.round(cpu.cpu_ms),

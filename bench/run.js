@@ -12,7 +12,7 @@ const log = (text) => { if (!json) process.stderr.write(`${text}\n`); };
 
 const results = {};
 if (want('startup')) { log('startup …'); results.startup = await startup(); }
-if (want('plan')) { log('plan_scale, plan_cpu (200 projects × 100 flags) …'); Object.assign(results, await planBenchmarks()); }
+if (want('plan')) { log('plan_scale, hourly_budget, plan_cpu (200 projects × 100 flags) …'); Object.assign(results, await planBenchmarks()); }
 if (want('apply')) { log('apply_rate (300 updates under a rate limit; about 80 s) …'); results.apply_rate = await applyRate(); }
 
 if (json) {
@@ -32,6 +32,11 @@ if (json) {
     row('plan_scale', 'live read wall', `${p.read_wall_ms} ms (bound ${p.bound_ms} ms, ${p.wall_over_bound}×)`, '≤ 1.5× bound', p.wall_over_bound <= 1.5);
     row('plan_scale', 'whole plan wall', `${p.total_wall_ms} ms`, '');
     row('plan_scale', 'one GET per resource', `${p.one_get_per_resource_requests} requests (${p.one_get_per_resource_ratio}× more)`, '');
+  }
+  const h = results.hourly_budget;
+  if (h) {
+    row('hourly_budget', 'requests per full plan', String(h.requests_per_plan), `≤ ${h.baseline_requests_per_plan}`, h.requests_per_plan <= h.baseline_requests_per_plan);
+    row('hourly_budget', 'full plans per hour (one key)', `${h.plans_per_hour} (of ${h.hourly_limit} requests/hour)`, '');
   }
   const c = results.plan_cpu;
   if (c) {
