@@ -5,6 +5,7 @@
 // kind's `created` hook.
 import type { HttpCall, LiveRecord } from '../resources/kind.js';
 import { isHogsyncError } from '../errors.js';
+import { isRateLimitStop } from '../http/client.js';
 import type { ApiPort } from '../http/port.js';
 import type { Action, Change, Execution, PlanResult } from '../plan/types.js';
 import { mapLimit } from '../util/map-limit.js';
@@ -55,6 +56,8 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
   // Retries already waited for each of these; when the API is gone, trying the rest only delays the report.
   let unreachableInARow = 0;
   let unreachable: string | undefined;
+  // The API's rate limit asks for longer than --max-wait: nothing more is started (a later run converges).
+  let rateLimited: string | undefined;
   const finish = (outcome: ChangeOutcome) => {
     outcomes.set(outcome.address, outcome);
     done++;
@@ -67,11 +70,13 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
       const execution = result.executions.get(change.address);
       if (options.signal?.aborted) return finish({ address: change.address, action: change.action, status: 'skipped', error: 'interrupted before it started' });
       if (unreachable) return finish({ address: change.address, action: change.action, status: 'skipped', error: `not tried: the API stopped answering (${unreachable})` });
+      if (rateLimited) return finish({ address: change.address, action: change.action, status: 'skipped', error: rateLimited });
       if (!execution) return finish({ address: change.address, action: change.action, status: 'skipped', error: 'nothing to execute (internal)' });
       const blocker = change.action === 'create' ? failedDeletes.has(conflictKey(execution)) : false;
       if (blocker) return finish({ address: change.address, action: change.action, status: 'skipped', error: 'the delete that frees its key failed' });
       options.onStart?.(change, ++started, total);
-      const { outcome, networkError, created } = await executeOne(change, execution, api);
+      const { outcome, networkError, created, stopped } = await executeOne(change, execution, api);
+      if (stopped) rateLimited ??= stopped;
       if (created && created.length > 0) notes.set(change.address, created);
       unreachableInARow = networkError ? unreachableInARow + 1 : 0;
       if (unreachableInARow >= UNREACHABLE_AFTER && !unreachable) unreachable = `${UNREACHABLE_AFTER} changes in a row could not reach it`;
@@ -98,7 +103,7 @@ function callFor(change: Change, execution: Execution): HttpCall {
   return change.action === 'update' ? kind.updateCall(scope, id, values) : kind.deleteCall(scope, id);
 }
 
-async function executeOne(change: Change, execution: Execution, api: ApiPort): Promise<{ outcome: ChangeOutcome; networkError: boolean; created?: readonly string[] }> {
+async function executeOne(change: Change, execution: Execution, api: ApiPort): Promise<{ outcome: ChangeOutcome; networkError: boolean; created?: readonly string[]; stopped?: string }> {
   const base = { address: change.address, action: change.action };
   const kind = execution.kind;
   try {
@@ -110,6 +115,11 @@ async function executeOne(change: Change, execution: Execution, api: ApiPort): P
     const outcome: ChangeOutcome = { ...base, status: 'applied', ...created?.fields };
     return { outcome, networkError: false, created: created?.notes };
   } catch (err) {
+    if (isRateLimitStop(err)) {
+      // The API refused it (429) or it was never sent: not applied, and a later run applies it.
+      const reason = `not sent: ${err.message}; run apply again then`;
+      return { outcome: { ...base, status: 'skipped', error: reason }, networkError: false, stopped: reason };
+    }
     const error = isHogsyncError(err) ? err.format() : err instanceof Error ? err.message : String(err);
     return { outcome: { ...base, status: 'failed', error }, networkError: isHogsyncError(err) && err.code === 'network' };
   }

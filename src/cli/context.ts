@@ -1,6 +1,6 @@
 // What the API verbs share on the terminal: the progress line on a terminal's stderr, and
 // the --verbose request log, as an Observer of the use cases' events.
-import type { ClientEvent } from '../http/client.js';
+import { formatWait, type ClientEvent } from '../http/client.js';
 import { outcomeLine } from '../render/apply-report.js';
 import { printable } from '../render/printable.js';
 import { SYMBOL } from '../render/values.js';
@@ -20,6 +20,15 @@ export function progressLine(enabled: boolean = process.stderr.isTTY === true): 
       shown = false;
     },
   };
+}
+
+/** The line every pause gets on stderr, terminal or not, so a CI log shows why nothing moves. */
+export function pauseLine(e: ClientEvent, now = Date.now()): string {
+  const until = new Date(e.until ?? now + (e.waitMs ?? 0)).toISOString().replace(/\.\d+Z$/, 'Z');
+  const why = e.reason === 'hourly'
+    ? 'keeping within --max-hourly (requests per hour)'
+    : 'the API asked to wait (rate limit)';
+  return `hogsync: ${why}: waiting ${formatWait(e.waitMs ?? 0)}, until ${until}`;
 }
 
 function verboseLine(e: ClientEvent): string {
@@ -54,7 +63,15 @@ export function terminalObserver(opts: Record<string, unknown>): Observer {
   };
   return {
     onProgress: show,
-    // --verbose: one line per request, retry and throttle on stderr (paths come redacted from the client).
-    onRequest: opts.verbose === true ? (e) => process.stderr.write(`${verboseLine(e)}\n`) : undefined,
+    onRequest: (e) => {
+      // A pause is always said, on its own line (the live progress line would hide it).
+      if (e.type === 'pause') {
+        live.done();
+        process.stderr.write(`${pauseLine(e)}\n`);
+        return;
+      }
+      // --verbose: one line per request, retry and throttle on stderr (paths come redacted from the client).
+      if (opts.verbose === true) process.stderr.write(`${verboseLine(e)}\n`);
+    },
   };
 }

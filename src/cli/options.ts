@@ -11,13 +11,17 @@ export const DEFAULT_BASE_URL = 'https://us.posthog.com';
 export const DEFAULT_PARALLELISM = 10;
 export const DEFAULT_MAX_RATE = 480;
 export const DEFAULT_TIMEOUT_SECONDS = 120;
+export const DEFAULT_MAX_HOURLY = 4800;
+export const DEFAULT_MAX_WAIT_SECONDS = 300;
 
 /** The options every API verb takes, also accepted before the verb. */
 export function withApiOptions(cmd: Command): Command {
   return cmd.option('--base-url <url>', `API base URL (env HOGSYNC_BASE_URL, default ${DEFAULT_BASE_URL})`)
     .option('--parallelism <n>', `concurrent requests (default ${DEFAULT_PARALLELISM})`)
     .option('--max-rate <n>', `client-side limit of requests per minute (default ${DEFAULT_MAX_RATE}, the API's limit for personal keys)`)
-    .option('--timeout <seconds>', `the longest one request may take, its retries included (default ${DEFAULT_TIMEOUT_SECONDS})`);
+    .option('--timeout <seconds>', `the longest one request may take, its retries included (default ${DEFAULT_TIMEOUT_SECONDS})`)
+    .option('--max-hourly <n>', `client-side limit of requests per hour (default ${DEFAULT_MAX_HOURLY}, the API's hourly limit for personal keys)`)
+    .option('--max-wait <seconds>', `longest rate-limit wait to sit out (default ${DEFAULT_MAX_WAIT_SECONDS}); a longer one stops the run`);
 }
 
 /** The options every verb takes, also accepted before the verb. */
@@ -70,6 +74,8 @@ export function apiSettings(opts: Record<string, unknown>, env: NodeJS.ProcessEn
     parallelism: positiveInt(opts.parallelism ?? DEFAULT_PARALLELISM, '--parallelism', 100),
     requestsPerMinute: positiveInt(opts.maxRate ?? DEFAULT_MAX_RATE, '--max-rate', 1_000_000),
     timeoutMs: Math.max(1, Math.round(1000 * numberOption(opts.timeout ?? String(DEFAULT_TIMEOUT_SECONDS), '--timeout', { min: 0.001, max: 86_400, integer: false }))),
+    requestsPerHour: positiveInt(opts.maxHourly ?? DEFAULT_MAX_HOURLY, '--max-hourly', 100_000_000),
+    maxWaitMs: numberOption(opts.maxWait ?? String(DEFAULT_MAX_WAIT_SECONDS), '--max-wait', { min: 0, max: 86_400, integer: false }) * 1000,
   };
 }
 

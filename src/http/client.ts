@@ -324,10 +324,11 @@ export class ApiClient implements ApiPort {
   /** The error that ends a run on a rate-limit wait longer than `maxWaitMs`. */
   private stopFor(wait: RateLimitWait, request: RequestInfo): RateLimitStop {
     const when = new Date(wait.until).toISOString().replace(/\.\d+Z$/, 'Z');
-    const cause = wait.reason === 'hourly'
-      ? `this run has sent as many requests as the hourly limit allows (--max-hourly)`
-      : `the API's rate limit is spent`;
-    const message = `${cause}: the API expects to be available again at ${when} (in ${formatWait(wait.until - this.clock.now())}), longer than --max-wait ${Math.round(this.maxWaitMs / 1000)} s`;
+    const inWait = formatWait(wait.until - this.clock.now());
+    const limit = `longer than --max-wait ${Math.round(this.maxWaitMs / 1000)} s`;
+    const message = wait.reason === 'hourly'
+      ? `this run has sent as many requests as --max-hourly allows in an hour: it may send again at ${when} (in ${inWait}), ${limit}`
+      : `the API's rate limit is spent: the API expects to be available again at ${when} (in ${inWait}), ${limit}`;
     return new RateLimitStop(redact(message, this.apiKey), wait.until, { ...request, path: redact(request.path, this.apiKey) });
   }
 

@@ -129,7 +129,7 @@ export class RateLimiter {
           this.stopped = new RateLimitWait(reason, waitMs, at);
           throw this.stopped;
         }
-        if (waitMs >= QUIET_MS && at > this.announcedUntil) {
+        if (waitMs >= QUIET_MS && at > this.announcedUntil + QUIET_MS) {
           this.announcedUntil = at;
           this.onPause({ reason, waitMs, until: at });
         }

@@ -12,6 +12,10 @@ export interface ApiSettings {
   requestsPerMinute: number;
   /** `--timeout`: the longest one request may take, its retries included (ms; default the client's). */
   timeoutMs?: number;
+  /** Absent: the client's default (4800, the API's hourly limit). */
+  requestsPerHour?: number;
+  /** The longest rate-limit wait sat out; absent: the client's default (300 s). */
+  maxWaitMs?: number;
 }
 
 /** What a use case reports while it works; the CLI shows it on a terminal (or not at all). */
@@ -26,7 +30,7 @@ export type ProgressEvent =
 
 export interface Observer {
   onProgress?(event: ProgressEvent): void;
-  /** Every request, retry and throttle of the client (--verbose). */
+  /** Every request, retry, throttle and pause of the client (pauses are always shown; the rest with --verbose). */
   onRequest?(event: ClientEvent): void;
 }
 
@@ -40,6 +44,8 @@ export async function withClient<T>(settings: ApiSettings, observer: Observer, u
     parallelism: settings.parallelism,
     requestsPerMinute: settings.requestsPerMinute,
     totalTimeoutMs: settings.timeoutMs,
+    ...(settings.requestsPerHour === undefined ? {} : { requestsPerHour: settings.requestsPerHour }),
+    ...(settings.maxWaitMs === undefined ? {} : { maxWaitMs: settings.maxWaitMs }),
     onEvent: observer.onRequest,
   });
   try {
