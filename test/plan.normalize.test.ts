@@ -1,6 +1,6 @@
 // One test per normalization rule (src/plan/normalize.ts): values equal under a rule are no change.
 import { describe, expect, it } from 'vitest';
-import { RULES, sameValue, dropServerKeys, serverKeysOf, canonicalJson } from '../src/plan/normalize.js';
+import { RULES, sameValue, dropServerKeys, serverKeysOf, canonicalJson, mergedUpdate, withoutNullKeys } from '../src/plan/normalize.js';
 import { featureFlag } from '../src/resources/feature_flag.js';
 import { project } from '../src/resources/project.js';
 
@@ -88,4 +88,28 @@ describe('normalization rules', () => {
   it('canonical JSON sorts keys so digests do not depend on key order', () => {
     expect(canonicalJson({ b: 1, a: [{ d: 1, c: 2 }] })).toBe(canonicalJson({ a: [{ c: 2, d: 1 }], b: 1 }));
   });
+
+  it('merged fields: a null key equals an absent one (down to the merge depth), and a key the file dropped is sent as null', () => {
+    // top: survey_config, modifiers (and a flag's filters)
+    expect(sameValue('untyped', { a: 1 }, { a: 1, b: null }, {}, 'top')).toBe(true);
+    expect(sameValue('plain', { a: 1 }, { a: 1, b: null }, {}, 'top')).toBe(true);
+    expect(sameValue('plain', { a: 1 }, { a: 1, b: 2 }, {}, 'top')).toBe(false);
+    expect(mergedUpdate({ a: 1 }, { a: 1, b: 2, c: null }, 'top')).toEqual({ a: 1, b: null });
+    expect(mergedUpdate({ a: { x: 1 } }, { a: { x: 1, y: 2 } }, 'top')).toEqual({ a: { x: 1 } });
+    // nested: session_replay_config merges the keys of its objects too
+    expect(mergedUpdate({ ai_config: { opt_in: true } }, { record_canvas: true, ai_config: { opt_in: false, preferred_events: ['$pageview'] } }, 'nested'))
+      .toEqual({ ai_config: { opt_in: true, preferred_events: null }, record_canvas: null });
+    expect(withoutNullKeys({ a: null, b: { c: null, d: 1 } }, 'nested')).toEqual({ b: { d: 1 } });
+    expect(withoutNullKeys({ a: null, b: { c: null, d: 1 } }, 'top')).toEqual({ b: { c: null, d: 1 } });
+    // Not an object: replaced whole, as any value.
+    expect(mergedUpdate(null, { a: 1 }, 'top')).toBeNull();
+  });
+
+  it('merged fields come from the schema (x-merge): the project fields the API merges', () => {
+    expect(project.fields.session_replay_config?.merge).toBe('nested');
+    expect(project.fields.survey_config?.merge).toBe('top');
+    expect(project.fields.modifiers?.merge).toBe('top');
+    expect(project.fields.timezone?.merge).toBeUndefined();
+  });
 });
+

@@ -20,7 +20,7 @@ export function unappliedFields(kind: ResourceKind, sent: Record<string, unknown
   for (const [field, value] of Object.entries(sent)) {
     const spec = kind.fields[field];
     if (!spec) continue;
-    if (!sameValue(spec.compare, value, stored[field], serverKeysOf(kind, field))) notTaken.push(field);
+    if (!sameValue(spec.compare, value, stored[field], serverKeysOf(kind, field), spec.merge)) notTaken.push(field);
   }
   return notTaken;
 }

@@ -1,7 +1,7 @@
 // Every rule by which a declared value and a live value are compared, in one place.
 // Each rule has a test in test/plan.normalize.test.ts. Values equal after normalization
 // are not a change.
-import type { CompareRule, ResourceKind } from '../resources/kind.js';
+import type { CompareRule, MergeDepth, ResourceKind } from '../resources/kind.js';
 
 export interface NormalizationRule {
   /** What the rule makes equal, for the README and for readers of a surprising plan. */
@@ -124,10 +124,44 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
-/** Whether a declared value and a live value are the same under the field's rule. */
-export function sameValue(rule: CompareRule, declared: unknown, live: unknown, keys: ServerKeys = {}): boolean {
+/**
+ * Merged fields (FieldSpec.merge): the API merges what is sent into what it stores, so a key
+ * can only be removed by sending it as null, and stays stored as null. Inside such a field a
+ * key that is null compares equal to one that is absent: null members are dropped, down to
+ * the merge depth, before the field's own rule compares.
+ */
+export function withoutNullKeys(value: unknown, depth: MergeDepth): unknown {
+  if (!isRecord(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (v === null || v === undefined) continue;
+    out[k] = depth === 'nested' ? withoutNullKeys(v, 'top') : v;
+  }
+  return out;
+}
+
+/**
+ * The value to send for a merged field: the declared value, plus null for every key the live
+ * value holds (not null) that the file no longer declares, down to the merge depth, so the
+ * API removes it instead of keeping it.
+ */
+export function mergedUpdate(declared: unknown, live: unknown, depth: MergeDepth): unknown {
+  if (!isRecord(declared) || !isRecord(live)) return declared;
+  const out: Record<string, unknown> = { ...declared };
+  for (const [k, v] of Object.entries(live)) {
+    if (v === null || v === undefined) continue;
+    if (!(k in declared)) out[k] = null;
+    else if (depth === 'nested' && isRecord(declared[k]) && isRecord(v)) out[k] = mergedUpdate(declared[k], v, 'top');
+  }
+  return out;
+}
+
+/** Whether a declared value and a live value are the same under the field's rule (and merge depth). */
+export function sameValue(rule: CompareRule, declared: unknown, live: unknown, keys: ServerKeys = {}, merge?: MergeDepth): boolean {
   const normalize = RULES[rule].normalize;
-  return deepEqual(normalize(declared), normalize(dropServerKeys(live, declared, keys)));
+  const liveValue = dropServerKeys(live, declared, keys);
+  if (merge) return deepEqual(normalize(withoutNullKeys(declared, merge)), normalize(withoutNullKeys(liveValue, merge)));
+  return deepEqual(normalize(declared), normalize(liveValue));
 }
 
 const quotedKeys = new Map<string, string>();

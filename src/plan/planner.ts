@@ -6,7 +6,7 @@ import { HogsyncError } from '../errors.js';
 import { labelOf, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, kindByName, type Kinds } from '../resources/registry.js';
 import type { LiveState } from './live.js';
-import { canonicalJson, dropServerKeys, RULES, sameValue, serverKeysOf } from './normalize.js';
+import { canonicalJson, dropServerKeys, mergedUpdate, RULES, sameValue, serverKeysOf } from './normalize.js';
 import {
   addressOf, SENSITIVE, type Change, type Execution, type FieldChange, type ManagedItem, type Plan, type PlanResult, type UnmanagedItem,
 } from './types.js';
@@ -213,10 +213,11 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
   for (const [path, after] of Object.entries(declared)) {
     const spec = kind.fields[path];
     if (!spec) continue;
-    if (sameValue(spec.compare, after, record[path], serverKeysOf(kind, path))) continue;
+    if (sameValue(spec.compare, after, record[path], serverKeysOf(kind, path), spec.merge)) continue;
     const sensitive = isSensitive(kind, item, path);
     fields.push({ path, before: shown(comparable(kind, path, record[path], after), sensitive), after: shown(comparable(kind, path, after, after), sensitive), sensitive });
-    values[path] = after;
+    // A merged field keeps keys that are not sent: the ones the file dropped go as null.
+    values[path] = spec.merge ? mergedUpdate(after, record[path], spec.merge) : after;
   }
   if (fields.length === 0) return null;
   return { change: { ...base, action: 'update', fields }, execution: { ...target, id: kind.liveId(record), values } };

@@ -17,7 +17,16 @@ export type CompareRule = 'plain' | 'decimal' | 'integer' | 'domain' | 'untyped'
 export interface FieldSpec {
   compare: CompareRule;
   sensitive: boolean;
+  /**
+   * The API merges a value sent for this field into what it stores instead of replacing it
+   * (schema `x-merge`): `top` merges the top-level keys, `nested` also the keys of objects one
+   * level down. A key the file no longer holds is sent as null, and inside the field a key that
+   * is null compares equal to one that is absent.
+   */
+  merge?: MergeDepth;
 }
+
+export type MergeDepth = 'top' | 'nested';
 
 /**
  * Where an item lives: every item is in an organization; items of a child kind also in their

@@ -27,6 +27,8 @@ export interface SchemaNode {
   'x-expected'?: string;
   /** Why the names a `propertyNames` refuses are refused, for messages. */
   'x-reason'?: string;
+  /** The API merges what is sent into what it stores: true = top-level keys, "nested" = one level deeper too. */
+  'x-merge'?: boolean | 'nested';
 }
 
 export interface SchemaDocument extends SchemaNode { $id: string; $defs: Record<string, SchemaNode> }
@@ -66,7 +68,12 @@ export function fieldsFromSchema(def: string, exclude: readonly string[]): Recor
     const itemDef = defs[refName(prop.items?.$ref) ?? ''];
     if (itemDef?.properties && 'ensure' in itemDef.properties) continue;
     const target = prop.$ref ? defs[refName(prop.$ref) ?? ''] ?? prop : prop;
-    fields[name] = { compare: prop['x-normalize'] ?? target['x-normalize'] ?? 'plain', sensitive: prop['x-sensitive'] === true };
+    const merge = prop['x-merge'] ?? target['x-merge'];
+    fields[name] = {
+      compare: prop['x-normalize'] ?? target['x-normalize'] ?? 'plain',
+      sensitive: prop['x-sensitive'] === true,
+      ...(merge === 'nested' ? { merge: 'nested' as const } : merge === true ? { merge: 'top' as const } : {}),
+    };
   }
   return fields;
 }
