@@ -282,14 +282,11 @@ export class ApiClient implements ApiPort {
             throw this.stopFor(this.limiter.stop(asked), { method, path, status });
           }
           if (asked !== undefined) {
-            // Every request of this client would hit the same wall: hold them all. The wait
-            // happens in acquire(), which says so once per pause.
+            // Every request of this client would hit the same wall: hold them all, and say so
+            // once per pause (requests held by it in acquire() do not say it again).
             this.limiter.pause(asked);
-            if (retriesLeft) {
-              this.stats.retries += 1;
-              this.emit({ type: 'retry', method, path, status, waitMs });
-              continue;
-            }
+            const until = this.clock.now() + asked;
+            if (asked >= 1000 && this.limiter.claimAnnouncement(until)) this.emit({ type: 'pause', method, path, waitMs: asked, reason: 'server', until });
           }
         }
         if (asked !== undefined && asked > this.maxWaitMs) {

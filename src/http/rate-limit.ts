@@ -129,14 +129,21 @@ export class RateLimiter {
           this.stopped = new RateLimitWait(reason, waitMs, at);
           throw this.stopped;
         }
-        if (waitMs >= QUIET_MS && at > this.announcedUntil + QUIET_MS) {
-          this.announcedUntil = at;
-          this.onPause({ reason, waitMs, until: at });
-        }
+        if (waitMs >= QUIET_MS && this.claimAnnouncement(at)) this.onPause({ reason, waitMs, until: at });
       }
       // Waiters re-check after sleeping: another may have taken the slot, or a 429 paused us.
       await this.clock.sleep(waitMs);
     }
+  }
+
+  /**
+   * Whether a pause until `until` is news (not told yet): the caller that tells it calls this;
+   * a pause is told once, however many requests it holds.
+   */
+  claimAnnouncement(until: number): boolean {
+    if (until <= this.announcedUntil + QUIET_MS) return false;
+    this.announcedUntil = until;
+    return true;
   }
 
   /** The server throttled us: hold every request until `ms` from now, then restart without a burst. */
