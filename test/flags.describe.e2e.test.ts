@@ -86,6 +86,12 @@ const FILES = config(`projects:
           groups:
             - properties: [ { key: age, type: person, operator: between, value: [18, 30] } ]
               rollout_percentage: 100
+      - key: fresh
+        name: Fresh
+        active: true
+        filters:
+          groups: [ { properties: [ { key: email, type: person, operator: icontains, value: "@example.com" } ], rollout_percentage: 30 } ]
+          multivariate: { variants: [ { key: control, rollout_percentage: 50 }, { key: test, rollout_percentage: 50 } ] }
 `);
 
 let sandbox: SandboxHandle;
@@ -144,6 +150,18 @@ describe('flag changes in the web app\'s words', () => {
     // The same property with an operator it does not know: that property as a JSON diff.
     expect(odd).toContain('      filters:\n        condition set 1: property age (as JSON):\n');
     expect(odd).toMatch(/\n {10}- {3}"operator": "exact",\n {10}\+ {3}"operator": "between",\n/);
+  });
+
+  it('reads the release conditions of a flag to create the same way, every line added', () => {
+    const start = text.indexOf(`+ feature_flag:${ORG}/12345/fresh\n`);
+    expect(start).toBeGreaterThanOrEqual(0);
+    expect(text.slice(start, text.indexOf('\n\n', start))).toContain([
+      '      filters:',
+      '        + condition set 1: email contains @example.com, rollout 30%',
+      '        + variant control 50%',
+      '        + variant test 50%',
+    ].join('\n'));
+    expect(markdown).toContain('\n  filters:\n+   condition set 1: email contains @example.com, rollout 30%\n');
   });
 
   it('shows the same lines in Markdown, changed lines marked for diff highlighting', () => {

@@ -24,7 +24,7 @@ function changeBody(plan: Plan, change: Change): string[] {
   const lines: string[] = [];
   for (const field of change.fields) {
     const described = describedField(plan, change, field);
-    if (change.action === 'create') lines.push(`+ ${field.path}: ${inline(field.after)}`);
+    if (change.action === 'create' && !described) lines.push(`+ ${field.path}: ${inline(field.after)}`);
     else if (described) {
       lines.push(`  ${field.path}${plan.kind === 'drift' ? ' (files → live)' : ''}:`);
       for (const line of described) {

@@ -27,7 +27,7 @@ export function renderText(plan: Plan, options: { color: boolean }): string {
       for (const field of change.fields) {
         const by = fieldAttribution(field);
         const described = describedField(plan, change, field);
-        if (change.action === 'create') {
+        if (change.action === 'create' && !described) {
           out.push(`      ${field.path}: ${inline(field.after)}`);
         } else if (described) {
           out.push(`      ${fieldHeading(plan, field, true)}`);

@@ -91,10 +91,13 @@ export function blastRadiusLine(change: Change): string | undefined {
  * report reads files → live (how live state left the files).
  */
 export function describedField(plan: Plan, change: Change, field: FieldChange): DescribedLine[] | undefined {
-  if (field.sensitive || change.action !== 'update') return undefined;
+  // An update; or a create in a plan (what it will set: every line added). A drift report's
+  // missing item stays as the files declare it.
+  const creates = change.action === 'create' && plan.kind === 'plan';
+  if (field.sensitive || (change.action !== 'update' && !creates)) return undefined;
   const kind = KINDS.find((k) => k.name === change.kind);
   if (!kind?.describeField) return undefined;
-  const [from, to] = plan.kind === 'drift' ? [field.after, field.before] : [field.before, field.after];
+  const [from, to] = creates ? [null, field.after] : plan.kind === 'drift' ? [field.after, field.before] : [field.before, field.after];
   const lines = kind.describeField(field.path, from, to, { sensitive: field.sensitive, redacted: SENSITIVE });
   // Nothing it reads changed: the generic diff shows what did (never silence).
   return lines && lines.length > 0 ? lines : undefined;
