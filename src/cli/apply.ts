@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline/promises';
 import { HogsyncError } from '../errors.js';
 import type { Plan } from '../plan/types.js';
 import { renderApplyJson, renderApplyText } from '../render/apply-report.js';
-import { printable } from '../render/printable.js';
+import { printable } from '../util/printable.js';
 import { renderText } from '../render/text.js';
 import { applyFiles } from '../usecases/apply.js';
 import { terminalObserver } from './context.js';

@@ -2,7 +2,7 @@
 // the --verbose request log, as an Observer of the use cases' events.
 import { formatWait, type ClientEvent } from '../http/client.js';
 import { outcomeLine } from '../render/apply-report.js';
-import { printable } from '../render/printable.js';
+import { printable } from '../util/printable.js';
 import { SYMBOL } from '../render/values.js';
 import type { Observer, ProgressEvent } from '../usecases/session.js';
 

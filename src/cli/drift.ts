@@ -2,7 +2,7 @@
 import { renderPlan } from '../render/index.js';
 import { closingLine } from '../render/values.js';
 import { driftFiles } from '../usecases/drift.js';
-import { printable } from '../render/printable.js';
+import { printable } from '../util/printable.js';
 import { writeOutFile } from '../util/out-file.js';
 import { terminalObserver } from './context.js';
 import { apiSettings } from './options.js';

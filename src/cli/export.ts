@@ -2,7 +2,7 @@
 // its projects) as configuration YAML, to stdout or atomically to --out, with the variables
 // to set for its secrets on stderr.
 import { exportWorkspace } from '../usecases/export.js';
-import { printable } from '../render/printable.js';
+import { printable } from '../util/printable.js';
 import { writeOutFile } from '../util/out-file.js';
 import { terminalObserver } from './context.js';
 import { apiSettings, organizationOption, projectOptions } from './options.js';

@@ -4,7 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { VERSION } from '../version.js';
 import { DEFAULT_MAX_DELETE_PERCENT } from '../plan/limits.js';
 import { withApiOptions, withOutputOptions } from './options.js';
-import { printable } from '../render/printable.js';
+import { printable } from '../util/printable.js';
 import { maskSecrets, maskStream } from '../util/secrets.js';
 import { reportError } from './output.js';
 

@@ -1,6 +1,6 @@
 // Terminal output shared by the verbs: colour decisions and the one-line error report.
 import { isHogsyncError } from '../errors.js';
-import { printable } from '../render/printable.js';
+import { printable } from '../util/printable.js';
 import { maskSecrets } from '../util/secrets.js';
 
 export function useColor(opts: { color?: unknown }, stream: NodeJS.WriteStream = process.stdout): boolean {

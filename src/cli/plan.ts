@@ -2,7 +2,7 @@
 import { renderJson } from '../render/json.js';
 import { renderPlan } from '../render/index.js';
 import { planFiles } from '../usecases/plan.js';
-import { printable } from '../render/printable.js';
+import { printable } from '../util/printable.js';
 import { writeOutFile } from '../util/out-file.js';
 import { terminalObserver } from './context.js';
 import { apiSettings } from './options.js';

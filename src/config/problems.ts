@@ -1,7 +1,7 @@
 // Configuration problems: a message at a file position. Loading collects every problem of
 // every file and throws them together as one ConfigErrors, so a user fixes them in one pass.
 import { HogsyncError, type FilePosition } from '../errors.js';
-import { printable } from '../render/printable.js';
+import { printable } from '../util/printable.js';
 
 export interface ConfigProblem { position: FilePosition; message: string }
 

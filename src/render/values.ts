@@ -5,7 +5,7 @@ import { attributionText } from '../plan/attribution.js';
 import { SENSITIVE, type Change, type FieldChange, type Plan } from '../plan/types.js';
 import type { DescribedLine } from '../resources/kind.js';
 import { KINDS } from '../resources/registry.js';
-import { printable } from './printable.js';
+import { printable } from '../util/printable.js';
 
 export { printable };
 

@@ -7,7 +7,7 @@ import { verifyApplied, withVerification, type VerificationReport } from '../app
 import { loadConfig } from '../config/load.js';
 import { HogsyncError, isHogsyncError } from '../errors.js';
 import { parseSavedPlan, staleItems, tamperedItems, type SavedPlan } from '../plan/saved-plan.js';
-import { printable } from '../render/printable.js';
+import { printable } from '../util/printable.js';
 import { safetyViolations, type SafetyOptions, type SafetyViolation } from '../plan/safety.js';
 import type { Execution, Plan, PlanResult } from '../plan/types.js';
 import type { ApiPort } from '../http/port.js';

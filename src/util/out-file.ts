@@ -8,7 +8,7 @@ import { constants, type Stats } from 'node:fs';
 import { open, readlink, realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { HogsyncError } from '../errors.js';
-import { printable } from '../render/printable.js';
+import { printable } from './printable.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { maskSecrets } from './secrets.js';
 
