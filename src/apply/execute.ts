@@ -5,12 +5,16 @@
 // kind's `created` hook.
 import type { HttpCall, LiveRecord } from '../resources/kind.js';
 import { isHogsyncError } from '../errors.js';
+import { errorMessage } from '../http/api-error.js';
 import { isRateLimitStop } from '../http/client.js';
 import type { ApiPort } from '../http/port.js';
+import { orderPairs } from '../plan/kind-checks.js';
 import type { Action, Change, Execution, PlanResult } from '../plan/types.js';
 import { mapLimit } from '../util/map-limit.js';
+import { orderWaves } from './order.js';
 
-export type OutcomeStatus = 'applied' | 'failed' | 'skipped';
+/** `pending`: the API holds the change for an approver (a change request); it is not retried. */
+export type OutcomeStatus = 'applied' | 'failed' | 'skipped' | 'pending';
 
 export interface ChangeOutcome {
   address: string;
@@ -23,6 +27,8 @@ export interface ChangeOutcome {
   /** New proxy records: where DNS must point, and the record's status (a kind's `created` hook). */
   target_cname?: string;
   record_status?: string;
+  /** Pending changes: the change request that holds the change until someone approves it. */
+  change_request_id?: string;
 }
 
 export interface ApplyReport {
@@ -41,7 +47,6 @@ export interface ExecuteOptions {
   onStart?: (change: Change, started: number, total: number) => void;
 }
 
-const PHASES: readonly Action[] = ['delete', 'update', 'create'];
 
 /** After this many changes in a row could not reach the API, the rest are skipped, not tried. */
 export const UNREACHABLE_AFTER = 3;
@@ -64,8 +69,15 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
     options.onOutcome?.(outcome, done, total);
   };
 
-  for (const phase of PHASES) {
-    const changes = result.plan.changes.filter((c) => c.action === phase);
+  // Waves: within a kind and scope deletes, then updates, then creates (a key is freed before
+  // it is taken again), and whatever order the kinds ask for (flags by their dependencies).
+  const byAddress = new Map(result.plan.changes.map((c) => [c.address, c]));
+  const orderable = result.plan.changes.map((c) => {
+    const e = result.executions.get(c.address);
+    return { address: c.address, action: c.action, group: e ? `${e.kind.name}|${e.scope.organization}|${e.scope.project ?? ''}` : c.address };
+  });
+  for (const wave of orderWaves(orderable, orderPairs(result))) {
+    const changes = wave.map((address) => byAddress.get(address) as Change);
     await mapLimit(changes, options.parallelism, async (change) => {
       const execution = result.executions.get(change.address);
       if (options.signal?.aborted) return finish({ address: change.address, action: change.action, status: 'skipped', error: 'interrupted before it started' });
@@ -86,7 +98,7 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
   }
 
   const ordered = result.plan.changes.map((c) => outcomes.get(c.address) as ChangeOutcome);
-  const summary = { applied: 0, failed: 0, skipped: 0 };
+  const summary = { applied: 0, failed: 0, skipped: 0, pending: 0 };
   for (const o of ordered) summary[o.status]++;
   // Verification (src/apply/verify.ts) reports beside this, after the changed items are re-read.
   return { outcomes: ordered, summary, warnings: [], notes };
@@ -100,7 +112,7 @@ function callFor(change: Change, execution: Execution): HttpCall {
   const { kind, scope, id, values } = execution;
   if (change.action === 'create') return kind.createCall(scope, execution.identity, values);
   if (id === null) throw new Error(`${change.address} has no live id`);
-  return change.action === 'update' ? kind.updateCall(scope, id, values) : kind.deleteCall(scope, id);
+  return change.action === 'update' ? kind.updateCall(scope, id, values, execution.live) : kind.deleteCall(scope, id);
 }
 
 async function executeOne(change: Change, execution: Execution, api: ApiPort): Promise<{ outcome: ChangeOutcome; networkError: boolean; created?: readonly string[]; stopped?: string }> {
@@ -109,7 +121,9 @@ async function executeOne(change: Change, execution: Execution, api: ApiPort): P
   try {
     const call = callFor(change, execution);
     const okStatuses = change.action === 'create' ? [...kind.createStatuses] : change.action === 'delete' && call.method === 'DELETE' ? [...kind.deleteStatuses] : [200];
-    const { body } = await api.request<LiveRecord | null>(call.method, call.path, { body: call.body, okStatuses });
+    // 409 is read here: a change held for approval, or a conflict with a concurrent edit.
+    const { status, body } = await api.request<LiveRecord | null>(call.method, call.path, { body: call.body, okStatuses: [...okStatuses, 409] });
+    if (status === 409) return { outcome: conflictOutcome(change, call, body), networkError: false };
     const record = body !== null && typeof body === 'object' && !Array.isArray(body) ? body : null;
     const created = change.action === 'create' && record && kind.created ? kind.created(record, execution.identity) : undefined;
     const outcome: ChangeOutcome = { ...base, status: 'applied', ...created?.fields };
@@ -120,7 +134,28 @@ async function executeOne(change: Change, execution: Execution, api: ApiPort): P
       const reason = `not sent: ${err.message}; run apply again then`;
       return { outcome: { ...base, status: 'skipped', error: reason }, networkError: false, stopped: reason };
     }
-    const error = isHogsyncError(err) ? err.format() : err instanceof Error ? err.message : String(err);
+    const message = isHogsyncError(err) ? err.format() : err instanceof Error ? err.message : String(err);
+    const error = kind.explainFailure?.(change.action, message, isHogsyncError(err) ? err.request?.status : undefined) ?? message;
     return { outcome: { ...base, status: 'failed', error }, networkError: isHogsyncError(err) && err.code === 'network' };
   }
+}
+
+/**
+ * A 409: held for approval (`approval_required`, or `change_request_pending` when a request is
+ * already open) is `pending` with the change request's id; anything else failed, a conflict
+ * with a concurrent edit said as such. Neither is retried: only a person can resolve them.
+ */
+function conflictOutcome(change: Change, call: HttpCall, body: unknown): ChangeOutcome {
+  const base = { address: change.address, action: change.action };
+  const b = body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : {};
+  const where = `${call.method} ${call.path} → 409`;
+  if ((b.code === 'approval_required' || b.code === 'change_request_pending') && b.change_request_id !== undefined) {
+    const id = String(b.change_request_id);
+    const why = typeof b.message === 'string' ? b.message : typeof b.error === 'string' ? b.error : 'approval required';
+    const held = b.code === 'change_request_pending' ? 'a change request for it is already open' : 'held for approval';
+    return { ...base, status: 'pending', change_request_id: id, error: `${held} (change request ${id}): ${why}; approve it in the web app, then run apply again` };
+  }
+  const message = errorMessage(409, 'application/json', JSON.stringify(body ?? null));
+  const conflict = b.code === 'conflict' || /since you started editing|changed since/i.test(message);
+  return { ...base, status: 'failed', error: conflict ? `changed since planned: ${where}: ${message} (plan again to see the current state)` : `${where}: ${message}` };
 }

@@ -5,7 +5,7 @@
 // The result is a report beside the apply report; withVerification makes the report that shows it.
 import type { LiveRecord, ResourceKind } from '../resources/kind.js';
 import type { LiveState } from '../plan/live.js';
-import { sameValue, serverKeysOf } from '../plan/normalize.js';
+import { sameField } from '../plan/normalize.js';
 import type { PlanResult } from '../plan/types.js';
 import type { ApplyReport, ChangeOutcome } from './execute.js';
 
@@ -18,9 +18,8 @@ export interface VerificationReport {
 export function unappliedFields(kind: ResourceKind, sent: Record<string, unknown>, stored: LiveRecord): string[] {
   const notTaken: string[] = [];
   for (const [field, value] of Object.entries(sent)) {
-    const spec = kind.fields[field];
-    if (!spec) continue;
-    if (!sameValue(spec.compare, value, stored[field], serverKeysOf(kind, field), spec.merge)) notTaken.push(field);
+    if (!kind.fields[field]) continue;
+    if (!sameField(kind, field, value, stored[field])) notTaken.push(field);
   }
   return notTaken;
 }

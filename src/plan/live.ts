@@ -15,7 +15,23 @@ export function collectionKey(kind: ResourceKind, scope: Scope): string {
   return `${kind.name}|${scope.organization}|${scope.project ?? ''}`;
 }
 
+/** Collections read more than once (a default list and a held-back one) hold the records of every read. */
 export function liveStateOf(collections: LiveCollection[]): LiveState {
-  const index = new Map(collections.map((c) => [collectionKey(c.kind, c.scope), c.records]));
+  const index = new Map<string, LiveRecord[]>();
+  for (const c of collections) {
+    const key = collectionKey(c.kind, c.scope);
+    const known = index.get(key);
+    if (!known) {
+      index.set(key, c.records);
+      continue;
+    }
+    const ids = new Set(known.map((r) => String(c.kind.liveId(r))));
+    index.set(key, [...known, ...c.records.filter((r) => !ids.has(String(c.kind.liveId(r))))]);
+  }
   return { collections, find: (kind, scope) => index.get(collectionKey(kind, scope)) };
+}
+
+/** Live state with more collections read. */
+export function withCollections(live: LiveState, more: readonly LiveCollection[]): LiveState {
+  return liveStateOf([...live.collections, ...more]);
 }

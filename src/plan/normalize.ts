@@ -164,6 +164,18 @@ export function sameValue(rule: CompareRule, declared: unknown, live: unknown, k
   return deepEqual(normalize(declared), normalize(liveValue));
 }
 
+/**
+ * Whether a declared value and a live value of a kind's field are the same: by the kind's own
+ * normalizer for the field when it has one (the API's rewriting, applied to both sides), else
+ * by the field's rule.
+ */
+export function sameField(kind: ResourceKind, field: string, declared: unknown, live: unknown): boolean {
+  const normalize = kind.normalizers?.[field];
+  if (normalize) return deepEqual(normalize(declared), normalize(live));
+  const spec = kind.fields[field];
+  return spec ? sameValue(spec.compare, declared, live, serverKeysOf(kind, field), spec.merge) : deepEqual(declared, live);
+}
+
 const quotedKeys = new Map<string, string>();
 
 function quoteKey(key: string): string {

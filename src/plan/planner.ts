@@ -6,7 +6,7 @@ import { HogsyncError } from '../errors.js';
 import { labelOf, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, kindByName, type Kinds } from '../resources/registry.js';
 import type { LiveState } from './live.js';
-import { canonicalJson, dropServerKeys, mergedUpdate, RULES, sameValue, serverKeysOf } from './normalize.js';
+import { canonicalJson, dropServerKeys, mergedUpdate, RULES, sameField, serverKeysOf } from './normalize.js';
 import {
   addressOf, SENSITIVE, type Change, type Execution, type FieldChange, type ManagedItem, type Plan, type PlanResult, type UnmanagedItem,
 } from './types.js';
@@ -39,11 +39,15 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
     const itemsByScope = groupBy(org.items, (i) => `${i.kind}|${i.project ?? ''}`);
     for (const kind of kinds) {
       for (const scope of scopesOf(kind, org)) {
-        const records = distinctRecords(kind, (live.find(kind, scope) ?? []).filter((r) => !kind.isGone(r)));
+        const all = distinctRecords(kind, (live.find(kind, scope) ?? []).filter((r) => !kind.isGone(r)));
+        // Held-back records (archived flags) are matched to declared items, and otherwise left alone.
+        const heldBack = kind.heldBack;
+        const records = heldBack ? all.filter((r) => !heldBack.holds(r)) : all;
+        const held = heldBack ? all.filter((r) => heldBack.holds(r)) : [];
         const countKey = `${kind.name}|${org.id}`;
         liveCounts.set(countKey, (liveCounts.get(countKey) ?? 0) + records.length);
         const byMatch = new Map<string, LiveRecord>();
-        for (const r of records) {
+        for (const r of [...records, ...held]) {
           const m = kind.matchKey(kind.displayKey(r[kind.identityField]));
           const other = byMatch.get(m);
           // Two live records claiming one identity: which one a file means cannot be known.
@@ -72,7 +76,7 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
           if (kind.prunable && org.prune[kind.configKey] === true) {
             managed.push({ address, digest: itemDigest(kind, address, undefined, record) });
             changes.push({ address, kind: kind.name, organization: org.id, project: scope.project, key: itemKey(scope, key), action: 'delete', fields: [] });
-            executions.set(address, { kind, scope, identity: key, id: kind.liveId(record), values: {} });
+            executions.set(address, { kind, scope, identity: key, id: kind.liveId(record), values: {}, live: record });
           } else {
             unmanaged.push({ address, kind: kind.name, organization: org.id, key: itemKey(scope, key) });
           }
@@ -183,8 +187,8 @@ function itemKey(scope: Scope, key: string): string {
   return scope.project === null ? key : `${scope.project}/${key}`;
 }
 
-function isSensitive(kind: ResourceKind, item: DesiredItem, field: string): boolean {
-  return kind.fields[field]?.sensitive === true || item.interpolated.includes(field);
+function isSensitive(kind: ResourceKind, item: DesiredItem, field: string, record?: LiveRecord): boolean {
+  return kind.fields[field]?.sensitive === true || item.interpolated.includes(field) || (kind.secretFields?.(item.fields, record).includes(field) ?? false);
 }
 
 function shown(value: unknown, sensitive: boolean): unknown {
@@ -197,7 +201,7 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
   const target = { kind, scope, identity: item.key };
   if (item.ensure === 'absent') {
     if (!record) return null;
-    return { change: { ...base, action: 'delete', fields: [] }, execution: { ...target, id: kind.liveId(record), values: {} } };
+    return { change: { ...base, action: 'delete', fields: [] }, execution: { ...target, id: kind.liveId(record), values: {}, live: record } };
   }
   const declared = withIdentity(kind, item);
   if (!record) {
@@ -206,21 +210,23 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
       const sensitive = isSensitive(kind, item, path);
       return { path, before: null, after: shown(after, sensitive), sensitive };
     });
-    return { change: { ...base, action: 'create', fields }, execution: { ...target, id: null, values: item.fields } };
+    const values = kind.completeValues ? { ...item.fields, ...kind.completeValues(item.fields, undefined) } : item.fields;
+    return { change: { ...base, action: 'create', fields }, execution: { ...target, id: null, values } };
   }
   const fields: FieldChange[] = [];
   const values: Record<string, unknown> = {};
   for (const [path, after] of Object.entries(declared)) {
     const spec = kind.fields[path];
     if (!spec) continue;
-    if (sameValue(spec.compare, after, record[path], serverKeysOf(kind, path), spec.merge)) continue;
-    const sensitive = isSensitive(kind, item, path);
+    if (sameField(kind, path, after, record[path])) continue;
+    const sensitive = isSensitive(kind, item, path, record);
     fields.push({ path, before: shown(comparable(kind, path, record[path], after), sensitive), after: shown(comparable(kind, path, after, after), sensitive), sensitive });
     // A merged field keeps keys that are not sent: the ones the file dropped go as null.
     values[path] = spec.merge ? mergedUpdate(after, record[path], spec.merge) : after;
   }
   if (fields.length === 0) return null;
-  return { change: { ...base, action: 'update', fields }, execution: { ...target, id: kind.liveId(record), values } };
+  const complete = kind.completeValues ? { ...values, ...kind.completeValues(values, record) } : values;
+  return { change: { ...base, action: 'update', fields }, execution: { ...target, id: kind.liveId(record), values: complete, live: record } };
 }
 
 /**
@@ -228,6 +234,8 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
  * sorted keys, so a diff shows only what differs (not nulls or the order keys were written in).
  */
 function comparable(kind: ResourceKind, path: string, value: unknown, declared: unknown): unknown {
+  const normalize = kind.normalizers?.[path];
+  if (normalize) return JSON.parse(canonicalJson(normalize(value))) as unknown;
   if (kind.fields[path]?.compare !== 'untyped') return value;
   return JSON.parse(canonicalJson(RULES.untyped.normalize(dropServerKeys(value, declared, serverKeysOf(kind, path)))));
 }
@@ -242,7 +250,7 @@ function itemDigest(kind: ResourceKind, address: string, item: DesiredItem | und
   const declared = item ? withIdentity(kind, item) : {};
   const value = (field: string, v: unknown): string => {
     const json = canonicalJson(v);
-    const secret = (kind.fields[field]?.sensitive || item?.interpolated.includes(field)) && v != null;
+    const secret = (kind.fields[field]?.sensitive || item?.interpolated.includes(field) || kind.secretFields?.(item?.fields, record).includes(field)) && v != null;
     return secret ? `"sha256:${sha256(json)}"` : json;
   };
   let text = `${address}\n${item ? item.ensure : '-'}\n${record ? String(kind.liveId(record)) : '-'}`;

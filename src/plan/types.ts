@@ -2,7 +2,7 @@
 // by the safety rules and by apply. Its JSON form (format_version "1") is a contract.
 // Nothing changes a plan once computed: annotations (a kind's previews, warnings) make a
 // new plan (src/plan/annotate.ts), safety is evaluated from (plan, options) when needed.
-import type { ChangeAnnotations, KindName, ResourceKind, Scope } from '../resources/kind.js';
+import type { ChangeAnnotations, KindName, LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
 
 export type { BlastRadius, ChangeAnnotations } from '../resources/kind.js';
 import type { Attribution } from './attribution.js';
@@ -72,6 +72,8 @@ export interface Execution {
   id: string | number | null;
   /** Declared values of the changed fields, unredacted. */
   values: Record<string, unknown>;
+  /** The live record as planned (updates and deletes). */
+  live?: LiveRecord;
 }
 
 /** A plan together with what is needed to execute it and to check its safety. */

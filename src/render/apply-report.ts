@@ -20,9 +20,11 @@ export function renderApplyText(report: ApplyReport): string {
     for (const w of report.warnings) out.push(`  ! ${printable(w)}`);
   }
   const s = report.summary;
-  const verdict = s.failed + s.skipped === 0 ? 'Apply complete' : 'Apply incomplete';
-  out.push('', `${verdict}: ${s.applied} applied, ${s.failed} failed, ${s.skipped} skipped.`);
+  const pending = s.pending ?? 0;
+  const verdict = s.failed + s.skipped + pending === 0 ? 'Apply complete' : 'Apply incomplete';
+  out.push('', `${verdict}: ${s.applied} applied, ${s.failed} failed, ${s.skipped} skipped${pending > 0 ? `, ${pending} pending approval` : ''}.`);
   if (s.failed + s.skipped > 0) out.push('Run apply again to converge what failed or was skipped.');
+  if (pending > 0) out.push('Pending changes wait for an approver in the web app (never retried); once approved, a new plan shows no change for them.');
   return `${out.join('\n')}\n`;
 }
 

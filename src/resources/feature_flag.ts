@@ -1,10 +1,28 @@
 // Feature flags of a project: identity = key. DELETE answers 405 on the real API, so a flag
 // is deleted with PATCH {"deleted": true}; deleted flags still listed are ignored. A change
-// of release conditions is previewed: the API tells how many users the new conditions reach.
+// of release conditions is previewed: the API tells how many users (or groups) the new
+// conditions reach. Everything the real API does to flags that hogsync must meet is declared
+// here (see README "Feature flags"):
+//   - filters and tags compare as the API stores them (flag-rules.ts); the API merges the
+//     top-level keys of filters (schema `x-merge`), so a key the file removes is sent as null;
+//   - a flag with encrypted payloads holds secrets in its filters: sensitive everywhere;
+//   - archived flags are left out of the default list: read (`?archived=true`) only for
+//     projects where a create is planned, matched to declared keys, never unmanaged or pruned;
+//     archiving sends `active: false` with it;
+//   - updates carry the version they were planned against (optimistic concurrency);
+//   - changes are ordered by the flags' dependencies, and a dependency cycle is refused;
+//   - a project holds at most 2000 flags; a key the list did not show may still be taken.
 import { isHogsyncError } from '../errors.js';
 import { describeFlagFilters } from './flag-filters.js';
-import type { BlastRadius, KindPort, PreviewInput, PreviewResult, ResourceKind, Scope } from './kind.js';
+import { dependencyCycle, flagOrder } from './flag-order.js';
+import { normalizeFilters, normalizeTags } from './flag-rules.js';
+import type {
+  BlastRadius, KindPort, LiveRecord, PreviewInput, PreviewResult, ResourceKind, Scope, ScopeCheck, ScopeView,
+} from './kind.js';
 import { fieldsFromSchema, lazy } from './schema.js';
+
+/** The most flags the real API lets a project hold. */
+export const MAX_FLAGS_PER_PROJECT = 2000;
 
 const base = (s: Scope) => `/api/projects/${encodeURIComponent(String(s.project))}/feature_flags/`;
 const fields = lazy(() => fieldsFromSchema('feature_flag', ['key']));
@@ -31,7 +49,7 @@ export const featureFlag: ResourceKind = {
   liveId: (r) => r.id as number,
   isGone: (r) => r.deleted === true,
   createCall: (s, key, values) => ({ method: 'POST', path: base(s), body: { ...values, key } }),
-  updateCall: (s, id, values) => ({ method: 'PATCH', path: featureFlag.itemPath(s, id), body: values }),
+  updateCall: (s, id, values, live) => ({ method: 'PATCH', path: featureFlag.itemPath(s, id), body: { ...values, ...concurrency(values, live) } }),
   deleteCall: (s, id) => ({ method: 'PATCH', path: featureFlag.itemPath(s, id), body: { deleted: true } }),
   preview: blastRadiusPreview,
   activity: { scopes: ['FeatureFlag'], log: 'parent' },
@@ -39,7 +57,82 @@ export const featureFlag: ResourceKind = {
   describeField: (path, before, after, context) => (path === 'filters' && !context.sensitive
     ? describeFlagFilters(before, after, { redacted: context.redacted })
     : undefined),
+  normalizers: { filters: normalizeFilters, tags: normalizeTags },
+  secretFields: (declared, live) => (declared?.has_encrypted_payloads === true || live?.has_encrypted_payloads === true ? ['filters'] : []),
+  heldBack: { query: 'archived=true', holds: (r) => r.archived === true, holdsAfter: (v) => v.archived === true },
+  // The API refuses to archive an active flag: archiving disables it in the same request.
+  completeValues: (values) => (values.archived === true && values.active === undefined ? { active: false } : {}),
+  order: (changes) => flagOrder(changes.map((c) => ({ address: c.address, action: c.action, key: c.identity, live: c.live, values: c.values }))),
+  check: checkProject,
+  explainFailure,
 };
+
+/**
+ * Optimistic concurrency as the real API offers it (FeatureFlagSerializer.update): the version
+ * the change was planned against, and the planned values of the fields it changes. The API
+ * refuses (409) when someone else changed one of those fields since.
+ */
+function concurrency(values: Record<string, unknown>, live: LiveRecord | undefined): Record<string, unknown> {
+  if (!live || typeof live.version !== 'number') return {};
+  const original: Record<string, unknown> = {};
+  for (const field of Object.keys(values)) {
+    if (!(field in live)) continue;
+    original[field] = field === 'filters' ? withoutComputed(live.filters) : live[field];
+  }
+  return { version: live.version, original_flag: original };
+}
+
+/** Filters as stored: without the cohort names the API adds to every answer. */
+function withoutComputed(filters: unknown): unknown {
+  if (filters === null || typeof filters !== 'object' || Array.isArray(filters)) return filters;
+  const f = filters as Record<string, unknown>;
+  if (!Array.isArray(f.groups)) return f;
+  return {
+    ...f,
+    groups: f.groups.map((g) => {
+      if (g === null || typeof g !== 'object' || !Array.isArray((g as Record<string, unknown>).properties)) return g;
+      const group = g as Record<string, unknown>;
+      return { ...group, properties: (group.properties as unknown[]).map((p) => {
+        if (p === null || typeof p !== 'object') return p;
+        const { cohort_name: _computed, ...rest } = p as Record<string, unknown>;
+        return rest;
+      }) };
+    }),
+  };
+}
+
+/** Plan-time checks of a project's flags: dependency cycles, the 2000-flag limit, deleted keys taken again. */
+function checkProject(view: ScopeView): ScopeCheck {
+  const warnings: string[] = [];
+  const keyOfId = new Map<number, string>();
+  for (const r of view.records) if (typeof r.id === 'number') keyOfId.set(r.id, String(r.key));
+  const declared = new Map(view.items.filter((i) => i.ensure === 'present').map((i) => [i.key, i]));
+  const flags = [
+    ...[...declared.values()].map((i) => ({ key: i.key, filters: 'filters' in i.fields ? i.fields.filters : view.records.find((r) => r.key === i.key)?.filters })),
+    ...view.records.filter((r) => !declared.has(String(r.key))).map((r) => ({ key: String(r.key), filters: r.filters })),
+  ];
+  const cycle = dependencyCycle(flags, (id) => keyOfId.get(id));
+  if (cycle) {
+    return { error: `feature flags of project ${String(view.scope.project)} depend on each other in a cycle: ${cycle.join(' → ')} (a flag property names the id of the flag it depends on; the API refuses cycles)` };
+  }
+  const creates = view.changes.filter((c) => c.action === 'create');
+  const deletes = view.changes.filter((c) => c.action === 'delete').length;
+  const after = view.records.length + creates.length - deletes;
+  if (creates.length > 0 && after > MAX_FLAGS_PER_PROJECT) {
+    warnings.push(`project ${String(view.scope.project)} would hold ${after} feature flags after this plan: a project holds at most ${MAX_FLAGS_PER_PROJECT}, so the API will refuse the creates beyond that`);
+  }
+  const goneKeys = new Set(view.gone.map((r) => String(r.key)));
+  for (const c of creates) {
+    if (goneKeys.has(c.identity)) warnings.push(`${c.address}: a deleted flag held this key; the create replaces it (the API frees a deleted flag's key)`);
+  }
+  return { warnings };
+}
+
+/** A create refused for its key: the list does not show every flag that holds a key. */
+function explainFailure(action: 'create' | 'update' | 'delete', message: string): string | undefined {
+  if (action !== 'create' || !/already (exists|a feature flag with this key)/i.test(message)) return undefined;
+  return `${message} — the key is held by a flag the list does not show: a survey's or product tour's internal flag, a flag your key may not see, or a deleted flag still tied to an experiment (not retried)`;
+}
 
 /** Reads both answer shapes: {affected, total} and the older {users_affected, total_users}. */
 export function parseBlastRadius(body: unknown): BlastRadius | null {
@@ -63,6 +156,7 @@ async function blastRadiusPreview(input: PreviewInput, port: KindPort): Promise<
   if (!input.changed.includes('filters') || input.scope.project === null) return undefined;
   const filters = input.values.filters;
   const groupTypeIndex = (filters as { aggregation_group_type_index?: unknown } | undefined)?.aggregation_group_type_index ?? null;
+  const unit = typeof groupTypeIndex === 'number' ? `groups of group type ${groupTypeIndex}` : 'users';
   const path = `${base(input.scope)}user_blast_radius/`;
   try {
     let affected = 0;
@@ -75,7 +169,9 @@ async function blastRadiusPreview(input: PreviewInput, port: KindPort): Promise<
       total = Math.max(total, radius.total);
     }
     // Conditions may overlap: the sum is an upper bound, and never more than everyone.
-    return { annotations: { blast_radius: { affected: Math.min(affected, total), total } } };
+    const radius: BlastRadius = { affected: Math.min(affected, total), total };
+    if (unit !== 'users') radius.unit = unit;
+    return { annotations: { blast_radius: radius } };
   } catch (err) {
     const why = isHogsyncError(err) ? err.format() : err instanceof Error ? err.message : String(err);
     return { warning: `blast radius of ${input.address} is unknown: ${why}` };

@@ -44,7 +44,12 @@ export interface KindPort {
   request<T = unknown>(method: HttpCall['method'], path: string, options?: { body?: unknown; okStatuses?: number[]; idempotent?: boolean }): Promise<{ status: number; body: T }>;
 }
 
-export interface BlastRadius { affected: number; total: number }
+export interface BlastRadius {
+  affected: number;
+  total: number;
+  /** What is counted, in plural ("users", or the group type of a group-aggregated flag); default users. */
+  unit?: string;
+}
 
 /**
  * What a kind's preview adds to a planned change, shown beside it in every rendering (the
@@ -70,6 +75,47 @@ export interface PreviewInput {
 }
 
 export interface PreviewResult { annotations?: ChangeAnnotations; warning?: string }
+
+/** Records the API's default list leaves out (archived flags), read only where they matter. */
+export interface HeldBack {
+  /** Query of the list that holds them (`archived=true`). */
+  query: string;
+  /** Whether a live record is one of them. */
+  holds(record: LiveRecord): boolean;
+  /** Whether a change with these values makes its item one of them (an update setting archived). */
+  holdsAfter(values: Record<string, unknown>): boolean;
+}
+
+/** A planned change of a kind, as its `order` and `check` hooks see it. */
+export interface ChangeView {
+  address: string;
+  action: 'create' | 'update' | 'delete';
+  /** The identity value as the API takes it. */
+  identity: string;
+  scope: Scope;
+  /** The live record (updates and deletes). */
+  live?: LiveRecord;
+  /** The values the change sends. */
+  values: Record<string, unknown>;
+}
+
+/** What a kind's `check` sees of one scope: declared items, live records, and the planned changes. */
+export interface ScopeView {
+  scope: Scope;
+  /** Declared items of the kind in the scope: identity, fields, where declared. */
+  items: ReadonlyArray<{ key: string; ensure: 'present' | 'absent'; fields: Record<string, unknown>; position?: unknown }>;
+  /** Live records (gone ones aside). */
+  records: readonly LiveRecord[];
+  /** Live records the kind's `isGone` says are gone (a deleted flag still listed). */
+  gone: readonly LiveRecord[];
+  changes: readonly ChangeView[];
+}
+
+export interface ScopeCheck {
+  warnings?: string[];
+  /** A plan-time error (the configuration asks for something the API cannot do). */
+  error?: string;
+}
 
 /** What a create answered that the user must see: fields of the apply report, and lines for people. */
 export interface CreatedReport {
@@ -122,7 +168,8 @@ export interface ResourceKind {
   /** Live records that represent deleted items (soft-deleted flags): absent for plan, drift, verify and export. */
   isGone(record: LiveRecord): boolean;
   createCall(scope: Scope, key: string, fields: Record<string, unknown>): HttpCall;
-  updateCall(scope: Scope, id: string | number, fields: Record<string, unknown>): HttpCall;
+  /** `live`: the record as planned (for optimistic concurrency: what was read, its version). */
+  updateCall(scope: Scope, id: string | number, fields: Record<string, unknown>, live?: LiveRecord): HttpCall;
   deleteCall(scope: Scope, id: string | number): HttpCall;
 
   /**
@@ -141,6 +188,24 @@ export interface ResourceKind {
    * field to the generic diff.
    */
   describeField?(path: string, before: unknown, after: unknown, context: DescribeContext): DescribedLine[] | undefined;
+
+  /**
+   * Per field: how the kind compares its values, instead of the field's rule: the API's own
+   * rewriting of the field applied to both sides (a flag's filters, its tags as a set).
+   */
+  readonly normalizers?: Readonly<Record<string, (value: unknown) => unknown>>;
+  /** Fields that hold secrets because of the item's other values (a flag with encrypted payloads). */
+  secretFields?(declared: Record<string, unknown> | undefined, live: LiveRecord | undefined): readonly string[];
+  /** Records the default list leaves out: matched to declared items, never unmanaged or pruned. */
+  readonly heldBack?: HeldBack;
+  /** Values a change must carry besides the changed ones (a flag archived must also be disabled). */
+  completeValues?(values: Record<string, unknown>, live: LiveRecord | undefined): Record<string, unknown>;
+  /** Pairs [before, after] of addresses among the kind's changes of one scope that apply must respect. */
+  order?(changes: readonly ChangeView[]): Array<[string, string]>;
+  /** Plan-time checks of one scope: warnings, or an error for what the API would refuse. */
+  check?(view: ScopeView): ScopeCheck;
+  /** A failed change's message, explained for the user (what may hold a key the list did not show). */
+  explainFailure?(action: 'create' | 'update' | 'delete', message: string, status: number | undefined): string | undefined;
 }
 
 /** How messages name one item of a kind. */

@@ -12,6 +12,7 @@ import { mapLimit } from '../util/map-limit.js';
 import { plannedReads, type CollectionRead } from './targets.js';
 
 export type { CollectionRead } from './targets.js';
+export { heldBackReads } from './targets.js';
 
 /** The live state a desired state needs (see targets.ts). */
 export async function readLiveState(api: ApiPort, desired: DesiredState, parallelism: number, kinds?: Kinds): Promise<LiveState> {
@@ -23,7 +24,7 @@ export async function readCollections(api: ApiPort, reads: readonly CollectionRe
   const units = reads.flatMap((read) => [...(read.list ? [{ read }] : []), ...read.ids.map((id) => ({ read, id }))]);
   const results = await mapLimit(units, parallelism, async ({ read, id }: { read: CollectionRead; id?: string | number }) => {
     // A child collection answers 404 when its parent does not exist: the planner names it then.
-    if (id === undefined) return listRecords(api, read.kind, read.scope, read.kind.parent !== 'organization');
+    if (id === undefined) return listRecords(api, read.kind, read.scope, read.kind.parent !== 'organization', read.query);
     const record = await getRecord(api, read.kind, read.scope, id);
     return record ? [record] : [];
   });
@@ -55,8 +56,8 @@ function checkRecords(kind: ResourceKind, path: string, records: unknown[]): Liv
 const is404 = (err: unknown) => err instanceof HogsyncError && err.request?.status === 404;
 
 /** Every record of a collection, checked; `missingIsEmpty`: a 404 means no collection (its parent is gone). */
-export async function listRecords(api: ApiPort, kind: ResourceKind, scope: Scope, missingIsEmpty = false): Promise<LiveRecord[]> {
-  const path = kind.collectionPath(scope);
+export async function listRecords(api: ApiPort, kind: ResourceKind, scope: Scope, missingIsEmpty = false, query?: string): Promise<LiveRecord[]> {
+  const path = `${kind.collectionPath(scope)}${query ? `?${query}` : ''}`;
   try {
     return checkRecords(kind, path, await api.listAll<unknown>(path));
   } catch (err) {

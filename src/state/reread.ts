@@ -9,11 +9,17 @@ import type { CollectionRead } from './targets.js';
 /** `applied`: the executions of the changes apply carried out. */
 export async function rereadApplied(api: ApiPort, applied: readonly Execution[], parallelism: number): Promise<LiveState> {
   const touched = new Map<string, CollectionRead & { ids: Array<string | number> }>();
-  for (const { kind, scope, id } of applied) {
+  const held = new Map<string, CollectionRead>();
+  for (const { kind, scope, id, values, live } of applied) {
     const key = collectionKey(kind, scope);
     const entry = touched.get(key) ?? { kind, scope, list: kind.read === 'list', ids: [] };
     if (kind.read === 'get' && id !== null) entry.ids.push(id);
     touched.set(key, entry);
+    // An item that was or now is held back (an archived flag) is only in the held-back list.
+    const heldBack = kind.heldBack;
+    if (heldBack && (heldBack.holdsAfter(values) || (live !== undefined && heldBack.holds(live)))) {
+      held.set(key, { kind, scope, list: true, ids: [], query: heldBack.query });
+    }
   }
-  return readCollections(api, [...touched.values()], parallelism);
+  return readCollections(api, [...touched.values(), ...held.values()], parallelism);
 }

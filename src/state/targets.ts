@@ -12,7 +12,20 @@ import { KINDS, type Kinds } from '../resources/registry.js';
  * lists carry only basic fields). Listed records of those ids are left out: declared items
  * come from their own GET only (a 404 there means missing, whatever the list says).
  */
-export interface CollectionRead { kind: ResourceKind; scope: Scope; list: boolean; ids: ReadonlyArray<string | number> }
+export interface CollectionRead {
+  kind: ResourceKind;
+  scope: Scope;
+  list: boolean;
+  ids: ReadonlyArray<string | number>;
+  /** The list's query, for records the default list leaves out (the kind's `heldBack`). */
+  query?: string;
+}
+
+/** Reads of the held-back records (archived flags) of the given collections of a kind. */
+export function heldBackReads(kind: ResourceKind, scopes: readonly Scope[]): CollectionRead[] {
+  const query = kind.heldBack?.query;
+  return query === undefined ? [] : scopes.map((scope) => ({ kind, scope, list: true, ids: [], query }));
+}
 
 /** The reads a desired state needs, in a stable order. */
 export function plannedReads(desired: DesiredState, kinds: Kinds = KINDS): CollectionRead[] {

@@ -5,11 +5,13 @@ import type { ApiClient } from '../http/client.js';
 import { loadConfig } from '../config/load.js';
 import type { DesiredState } from '../config/model.js';
 import { annotate } from '../plan/annotate.js';
+import { heldBackTargets, kindChecks } from '../plan/kind-checks.js';
+import { withCollections } from '../plan/live.js';
 import { computePlan } from '../plan/planner.js';
 import { safetyWarnings } from '../plan/safety.js';
 import type { Plan, PlanResult } from '../plan/types.js';
 import type { Kinds } from '../resources/registry.js';
-import { readLiveState } from '../state/live-state.js';
+import { heldBackReads, readCollections, readLiveState } from '../state/live-state.js';
 import { attributePlan } from './attribute.js';
 import { runPreviews } from './previews.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
@@ -35,9 +37,20 @@ export interface Planned {
 
 /** Reads, plans and annotates with a client the caller owns. */
 export async function planWith(client: ApiClient, desired: DesiredState, settings: ApiSettings, request: PlanRequest, observer: Observer): Promise<Planned> {
-  const live = await reading(client, 'live state', observer, () => readLiveState(client, desired, settings.parallelism, request.kinds));
-  const result = computePlan(desired, live, { baseUrl: settings.baseUrl, kind: request.kind, kinds: request.kinds });
-  const warnings = request.safetyWarnings ? safetyWarnings(result, request.kinds) : [];
+  let live = await reading(client, 'live state', observer, () => readLiveState(client, desired, settings.parallelism, request.kinds));
+  const options = { baseUrl: settings.baseUrl, kind: request.kind, kinds: request.kinds };
+  let result = computePlan(desired, live, options);
+  // Records the default lists leave out (archived flags) may hold the key of a planned create:
+  // read them for those collections only, and plan again.
+  const held = heldBackTargets(result, request.kinds);
+  if (held.length > 0) {
+    const reads = held.flatMap(({ kind, scope }) => heldBackReads(kind, [scope]));
+    const more = await reading(client, 'live state', observer, () => readCollections(client, reads, settings.parallelism));
+    live = withCollections(live, more.collections);
+    result = computePlan(desired, live, options);
+  }
+  const checks = kindChecks(desired, live, result, request.kinds);
+  const warnings = [...checks, ...(request.safetyWarnings ? safetyWarnings(result, request.kinds) : [])];
   const previews = request.previews ? await runPreviews(result, client, settings.parallelism) : undefined;
   const annotated = annotate(result.plan, { changes: previews?.changes ?? new Map(), warnings: [...warnings, ...(previews?.warnings ?? [])] });
   const plan = request.attribution ? await attributePlan(annotated, result, live, client, settings.parallelism, request.kinds) : annotated;
