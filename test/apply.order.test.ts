@@ -65,3 +65,10 @@ describe('flagOrder', () => {
     expect(dependencyCycle(flags.slice(0, 2), (id) => keys[id])).toBeNull();
   });
 });
+
+describe('orderWaves with chains', () => {
+  it('runs a disable before a chain of deletes it holds up, whatever their action order', () => {
+    const waves = orderWaves([c('base', 'delete'), c('middle', 'delete'), c('top', 'update')], [['middle', 'base'], ['top', 'middle']]);
+    expect(waves).toEqual([['top'], ['middle'], ['base']]);
+  });
+});

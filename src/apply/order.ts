@@ -21,14 +21,26 @@ const RANK: Readonly<Record<Action, number>> = { delete: 0, update: 1, create: 2
 export function orderWaves(changes: readonly Orderable[], pairs: ReadonlyArray<readonly [string, string]> = []): string[][] {
   const byAddress = new Map(changes.map((c) => [c.address, c]));
   const prereqs = new Map<string, string[]>();
-  /** Changes that a kind asked to go before a change of a lower action rank of their group. */
-  const reversed = new Map<string, Set<string>>();
+  const successors = new Map<string, string[]>();
   for (const [before, after] of pairs) {
     const b = byAddress.get(before);
     const a = byAddress.get(after);
     if (!b || !a || b === a) continue;
     prereqs.set(after, [...(prereqs.get(after) ?? []), before]);
-    if (a.group === b.group && RANK[a.action] < RANK[b.action]) reversed.set(before, new Set([...(reversed.get(before) ?? []), after]));
+    successors.set(before, [...(successors.get(before) ?? []), after]);
+  }
+  /** Everything a kind asked to run after this change, directly or not: never waited for by it. */
+  const reversed = new Map<string, Set<string>>();
+  for (const start of successors.keys()) {
+    const seen = new Set<string>();
+    const stack = [...(successors.get(start) ?? [])];
+    while (stack.length > 0) {
+      const next = stack.pop() as string;
+      if (seen.has(next)) continue;
+      seen.add(next);
+      stack.push(...(successors.get(next) ?? []));
+    }
+    reversed.set(start, seen);
   }
   const byGroup = new Map<string, Orderable[]>();
   for (const c of changes) byGroup.set(c.group, [...(byGroup.get(c.group) ?? []), c]);

@@ -38,6 +38,8 @@ export interface ExportResult {
 
 interface Entry {
   kind: ResourceKind;
+  /** The live record it was made from. */
+  record: LiveRecord;
   address: string;
   /** The key of its address (`12345`, `12345/new-checkout`), for names and notes. */
   key: string;
@@ -46,8 +48,8 @@ interface Entry {
   children: Group[];
   notes: string[];
   dropped: boolean;
-  /** Sensitive field → the variable that stands in for it. */
-  secrets: Map<string, string>;
+  /** Sensitive values (a field, or a path inside one) and the variables that stand in for them. */
+  secrets: Array<{ at: string[]; name: string }>;
 }
 
 interface Group { kind: ResourceKind; entries: Entry[] }
@@ -79,7 +81,7 @@ function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kin
     }
     const children = kinds.filter((c) => c.parent === kind.name)
       .map((child) => ({ kind: child, entries: entriesOf(live, child, { organization: scope.organization, project: Number(kind.liveId(record)) }, kinds) }));
-    return { kind, address: addressOf(kind.name, scope.organization, key), key, data, children, notes: [], dropped: false, secrets: new Map() };
+    return { kind, record, address: addressOf(kind.name, scope.organization, key), key, data, children, notes: [], dropped: false, secrets: [] };
   });
 }
 
@@ -144,6 +146,21 @@ function dropInvalid(organization: string, groups: Group[], validate: SchemaVali
   }
 }
 
+/** Sets the value at a path of fresh objects (copying each object on the way, never the entry's data). */
+function setIn(data: Record<string, unknown>, at: readonly string[], value: unknown): void {
+  const [head, ...rest] = at;
+  if (head === undefined) return;
+  if (rest.length === 0) {
+    data[head] = value;
+    return;
+  }
+  const child = data[head];
+  if (child === null || typeof child !== 'object' || Array.isArray(child)) return;
+  const copy = { ...(child as Record<string, unknown>) };
+  data[head] = copy;
+  setIn(copy, rest, value);
+}
+
 function allEntries(groups: Group[]): Entry[] {
   return groups.flatMap((g) => g.entries.flatMap((e) => [e, ...allEntries(e.children)]));
 }
@@ -160,19 +177,24 @@ export function exportDocument(live: LiveState, options: ExportOptions): ExportR
   const variables: ExportVariable[] = [];
   for (const entry of entries) {
     if (entry.dropped) continue;
+    const secretFields = entry.kind.secretFields?.(undefined, entry.record) ?? [];
     for (const [field, spec] of Object.entries(entry.kind.fields)) {
       const value = entry.data[field];
       // Nothing secret to stand in for: null and "" are written as they are.
-      if (!spec.sensitive || value === undefined || value === null || value === '') continue;
-      const name = namer.name(entry.kind.name, entry.key, field);
-      entry.secrets.set(field, name);
-      variables.push({ name, address: entry.address, field });
+      if (!(spec.sensitive || secretFields.includes(field)) || value === undefined || value === null || value === '') continue;
+      // Secrets inside a field (a flag's payloads) are replaced one by one; the rest stays readable.
+      const parts = entry.kind.secretParts?.(field, value) ?? [[]];
+      for (const part of parts) {
+        const name = namer.name(entry.kind.name, entry.key, [field, ...part].join('_'));
+        entry.secrets.push({ at: [field, ...part], name });
+        variables.push({ name, address: entry.address, field: [field, ...part].join('.') });
+      }
     }
   }
 
   const { doc, items } = assemble(organization, groups, (entry) => {
     const data = escapeInterpolation(entry.data) as Record<string, unknown>;
-    for (const [field, name] of entry.secrets) data[field] = `\${env:${name}}`;
+    for (const { at, name } of entry.secrets) setIn(data, at, `\${env:${name}}`);
     return data;
   });
   const dropped = entries.filter((e) => e.dropped).flatMap((e) => e.notes.map((n) => `${label(e)}: ${n}`));

@@ -10,8 +10,8 @@ export interface RenderOptions<T> {
   header: readonly string[];
   /** Comment lines above an item. */
   notesOf(item: T): readonly string[];
-  /** Field → environment variable, for a comment after each placeholder. */
-  secretsOf(item: T): ReadonlyMap<string, string>;
+  /** Where placeholders sit in an item (a field, or a path inside one) and their variables, for a comment after each. */
+  secretsOf(item: T): ReadonlyArray<{ at: readonly string[]; name: string }>;
 }
 
 const YAML11_BOOLEAN = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/;
@@ -25,8 +25,8 @@ export function renderYaml<T>(data: Record<string, unknown>, items: readonly Loc
     const notes = options.notesOf(item);
     const node = doc.getIn(path, true) as Node | undefined;
     if (node && notes.length > 0) node.commentBefore = comment(notes);
-    for (const [field, name] of options.secretsOf(item)) {
-      const value = doc.getIn([...path, field], true);
+    for (const { at, name } of options.secretsOf(item)) {
+      const value = doc.getIn([...path, ...at], true);
       if (isScalar(value)) value.comment = ` sensitive: set ${name} before plan (the live value is not exported)`;
     }
   }

@@ -82,7 +82,7 @@ export function blastRadiusLine(change: Change): string | undefined {
   const b = change.blast_radius;
   if (!b) return undefined;
   const pct = b.total > 0 ? ` (${((b.affected / b.total) * 100).toFixed(1)}%)` : '';
-  return `blast radius: the new release conditions reach ${b.affected} of ${b.total} users${pct}`;
+  return `blast radius: the new release conditions reach ${b.affected} of ${b.total} ${b.unit ?? 'users'}${pct}`;
 }
 
 /**

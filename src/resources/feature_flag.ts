@@ -59,6 +59,11 @@ export const featureFlag: ResourceKind = {
     : undefined),
   normalizers: { filters: normalizeFilters, tags: normalizeTags },
   secretFields: (declared, live) => (declared?.has_encrypted_payloads === true || live?.has_encrypted_payloads === true ? ['filters'] : []),
+  secretParts: (field, value) => {
+    const payloads = field === 'filters' && value !== null && typeof value === 'object' ? (value as { payloads?: unknown }).payloads : undefined;
+    if (payloads === null || typeof payloads !== 'object' || Array.isArray(payloads)) return [];
+    return Object.keys(payloads).map((k) => ['payloads', k]);
+  },
   heldBack: { query: 'archived=true', holds: (r) => r.archived === true, holdsAfter: (v) => v.archived === true },
   // The API refuses to archive an active flag: archiving disables it in the same request.
   completeValues: (values) => (values.archived === true && values.active === undefined ? { active: false } : {}),

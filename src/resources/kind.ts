@@ -196,6 +196,12 @@ export interface ResourceKind {
   readonly normalizers?: Readonly<Record<string, (value: unknown) => unknown>>;
   /** Fields that hold secrets because of the item's other values (a flag with encrypted payloads). */
   secretFields?(declared: Record<string, unknown> | undefined, live: LiveRecord | undefined): readonly string[];
+  /**
+   * Where inside a secret field the secrets are (paths below the field, e.g. a flag's
+   * `payloads.true`): export puts a placeholder at each, so the rest stays readable. Default:
+   * the whole field.
+   */
+  secretParts?(field: string, value: unknown): string[][];
   /** Records the default list leaves out: matched to declared items, never unmanaged or pruned. */
   readonly heldBack?: HeldBack;
   /** Values a change must carry besides the changed ones (a flag archived must also be disabled). */
