@@ -166,6 +166,7 @@ describe('export', () => {
     expect(web.feature_flags?.find((f) => f.key === 'simple-on')).toEqual({
       // The API's default release condition for a flag created without filters.
       key: 'simple-on', name: '', active: true, filters: { groups: [{ properties: [], rollout_percentage: null }] }, ensure_experience_continuity: false, tags: [],
+      archived: false, has_encrypted_payloads: false,
     });
     expect(web.feature_flags?.find((f) => f.key === 'archived')).toMatchObject({ active: false, ensure_experience_continuity: true, tags: ['billing', 'legacy'] });
     expect(web.feature_flags?.find((f) => f.key === 'pricing-test')?.filters).toEqual(SEED.organizations?.[0]?.projects?.[0]?.feature_flags?.[1]?.filters);
