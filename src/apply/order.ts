@@ -17,6 +17,12 @@ export interface Orderable {
 
 const RANK: Readonly<Record<Action, number>> = { delete: 0, update: 1, create: 2 };
 
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
 /** Waves of addresses; `pairs` are [before, after] from the kinds. */
 export function orderWaves(changes: readonly Orderable[], pairs: ReadonlyArray<readonly [string, string]> = []): string[][] {
   const byAddress = new Map(changes.map((c) => [c.address, c]));
@@ -26,8 +32,8 @@ export function orderWaves(changes: readonly Orderable[], pairs: ReadonlyArray<r
     const b = byAddress.get(before);
     const a = byAddress.get(after);
     if (!b || !a || b === a) continue;
-    prereqs.set(after, [...(prereqs.get(after) ?? []), before]);
-    successors.set(before, [...(successors.get(before) ?? []), after]);
+    push(prereqs, after, before);
+    push(successors, before, after);
   }
   /** Everything a kind asked to run after this change, directly or not: never waited for by it. */
   const reversed = new Map<string, Set<string>>();
@@ -43,7 +49,7 @@ export function orderWaves(changes: readonly Orderable[], pairs: ReadonlyArray<r
     reversed.set(start, seen);
   }
   const byGroup = new Map<string, Orderable[]>();
-  for (const c of changes) byGroup.set(c.group, [...(byGroup.get(c.group) ?? []), c]);
+  for (const c of changes) push(byGroup, c.group, c);
 
   const level = new Map<string, number>();
   const visiting = new Set<string>();

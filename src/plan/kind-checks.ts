@@ -1,7 +1,7 @@
 // What the kinds add to a computed plan, per scope, as pure functions: which held-back records
 // (archived flags) are worth reading, the kinds' plan-time checks (warnings, or an error for
 // what the API would refuse), and the views of changes the kinds' `order` hooks see.
-import type { DesiredState } from '../config/model.js';
+import type { DesiredItem, DesiredState } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
 import type { ChangeView, ResourceKind, Scope } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
@@ -37,7 +37,9 @@ export function changeViews(result: PlanResult): Map<string, ChangeView[]> {
     const key = scopeKey(e.kind.name, e.scope);
     const view: ChangeView = { address: change.address, action: change.action, identity: e.identity, scope: e.scope, values: e.values };
     if (e.live) view.live = e.live;
-    out.set(key, [...(out.get(key) ?? []), view]);
+    const list = out.get(key);
+    if (list) list.push(view);
+    else out.set(key, [view]);
   }
   return out;
 }
@@ -59,11 +61,16 @@ export function kindChecks(desired: DesiredState, live: LiveState, result: PlanR
   for (const org of desired.organizations) {
     for (const kind of kinds) {
       if (!kind.check) continue;
+      const byScope = new Map<number | null, DesiredItem[]>();
+      for (const i of org.items) {
+        if (i.kind !== kind.name) continue;
+        const list = byScope.get(i.project ?? null);
+        if (list) list.push(i);
+        else byScope.set(i.project ?? null, [i]);
+      }
       for (const scope of scopesOf(kind, org)) {
         const all = live.find(kind, scope) ?? [];
-        const items = org.items
-          .filter((i) => i.kind === kind.name && (i.project ?? null) === scope.project)
-          .map((i) => ({ key: i.key, ensure: i.ensure, fields: i.fields, position: i.position }));
+        const items = (byScope.get(scope.project) ?? []).map((i) => ({ key: i.key, ensure: i.ensure, fields: i.fields, position: i.position }));
         const checked = kind.check({
           scope,
           items,

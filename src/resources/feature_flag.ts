@@ -112,8 +112,9 @@ function checkProject(view: ScopeView): ScopeCheck {
   const keyOfId = new Map<number, string>();
   for (const r of view.records) if (typeof r.id === 'number') keyOfId.set(r.id, String(r.key));
   const declared = new Map(view.items.filter((i) => i.ensure === 'present').map((i) => [i.key, i]));
+  const liveByKey = new Map(view.records.map((r) => [String(r.key), r]));
   const flags = [
-    ...[...declared.values()].map((i) => ({ key: i.key, filters: 'filters' in i.fields ? i.fields.filters : view.records.find((r) => r.key === i.key)?.filters })),
+    ...[...declared.values()].map((i) => ({ key: i.key, filters: 'filters' in i.fields ? i.fields.filters : liveByKey.get(i.key)?.filters })),
     ...view.records.filter((r) => !declared.has(String(r.key))).map((r) => ({ key: String(r.key), filters: r.filters })),
   ];
   const cycle = dependencyCycle(flags, (id) => keyOfId.get(id));
