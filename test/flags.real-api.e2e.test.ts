@@ -18,7 +18,7 @@ let ws: Workspace;
 let http: Api;
 
 async function start(flags: Rec[] = [], project: Rec = {}, persons: Rec[] = []): Promise<void> {
-  const seed = { organizations: [{ id: ORG, projects: [{ id: P, name: 'Web app', feature_flags: flags, persons, ...project }] }] } as SeedDocument;
+  const seed = { organizations: [{ id: ORG, projects: [{ id: P, name: 'Web app', feature_flags: flags, persons, ...project }] }] } as unknown as SeedDocument;
   sandbox = await inProcessSandbox({ seed });
   ws = workspace(sandbox);
   http = api(sandbox.baseUrl, sandbox.apiKey);
