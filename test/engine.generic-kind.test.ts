@@ -165,7 +165,7 @@ describe('a kind defined in a test', () => {
     ]);
     const result = await plan(state);
     const report = await executePlan(result, client, { parallelism: 2 });
-    expect(report.summary).toEqual({ applied: 3, failed: 0, skipped: 0, pending: 0 });
+    expect(report.summary).toEqual({ applied: 3, failed: 0, skipped: 0 });
     expect(report.notes.get(`gizmo:${ORG}/AB-4`)).toEqual([`gizmo AB-4 got id 4`]);
     expect([...store.gizmos.values()].map((g) => g.serial).sort()).toEqual(['AB-1', 'AB-4', 'AB-9', 'ab-2']);
     expect(store.gizmos.get(2)).toMatchObject({ colour: 'yellow', pin: '1234' });

@@ -31,9 +31,12 @@ export interface ChangeOutcome {
   change_request_id?: string;
 }
 
+/** Counts per outcome; `pending` only when some change is held for approval. */
+export type ApplySummary = Record<'applied' | 'failed' | 'skipped', number> & { pending?: number };
+
 export interface ApplyReport {
   outcomes: ChangeOutcome[];
-  summary: Record<OutcomeStatus, number>;
+  summary: ApplySummary;
   warnings: string[];
   /** Lines for people under a change (a kind's `created` notes); not part of the JSON report. */
   notes: ReadonlyMap<string, readonly string[]>;
@@ -98,8 +101,8 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
   }
 
   const ordered = result.plan.changes.map((c) => outcomes.get(c.address) as ChangeOutcome);
-  const summary = { applied: 0, failed: 0, skipped: 0, pending: 0 };
-  for (const o of ordered) summary[o.status]++;
+  const summary: ApplySummary = { applied: 0, failed: 0, skipped: 0 };
+  for (const o of ordered) summary[o.status] = (summary[o.status] ?? 0) + 1;
   // Verification (src/apply/verify.ts) reports beside this, after the changed items are re-read.
   return { outcomes: ordered, summary, warnings: [], notes };
 }

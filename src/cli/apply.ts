@@ -67,7 +67,7 @@ export async function run(args: string[], opts: Record<string, unknown>): Promis
       process.stderr.write('Nothing was applied.\n');
       return EXIT_SAFETY;
     case 'no-changes':
-      if (format === 'json') process.stdout.write(renderApplyJson({ outcomes: [], summary: { applied: 0, failed: 0, skipped: 0, pending: 0 }, warnings: [], notes: new Map() }, meta));
+      if (format === 'json') process.stdout.write(renderApplyJson({ outcomes: [], summary: { applied: 0, failed: 0, skipped: 0 }, warnings: [], notes: new Map() }, meta));
       else process.stdout.write('No changes. Live state matches the configuration.\n');
       return 0;
     case 'cancelled':
@@ -76,7 +76,7 @@ export async function run(args: string[], opts: Record<string, unknown>): Promis
     case 'applied': {
       const { report } = result;
       process.stdout.write(format === 'json' ? renderApplyJson(report, meta) : renderApplyText(report));
-      return report.summary.failed + report.summary.skipped + report.summary.pending === 0 ? 0 : 1;
+      return report.summary.failed + report.summary.skipped + (report.summary.pending ?? 0) === 0 ? 0 : 1;
     }
   }
 }
