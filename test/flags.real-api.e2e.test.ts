@@ -1,12 +1,15 @@
 // Feature flags as the real API keeps them, end to end: the real CLI against a sandbox that
 // rewrites, merges, gates, refuses and hides flags as PostHog's public source does.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { api, inProcessSandbox, stopAllSandboxes, type Api } from './support/sandbox.js';
 import { config, ORG, workspace, type Workspace } from './support/workspace.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 import type { SeedDocument } from '../src/sandbox/seed.js';
+
+// Each test runs the CLI several times: on a loaded machine that takes longer than the default.
+vi.setConfig({ testTimeout: 120_000 });
 
 type Rec = Record<string, unknown>;
 const P = 12345;
@@ -153,7 +156,7 @@ describe('encrypted payloads', () => {
     // Every file hogsync wrote (the configuration itself holds the secret, by design).
     for (const name of readdirSync(ws.dir)) if (name !== 'flags.yaml') outputs.push(readFileSync(join(ws.dir, name), 'utf8'));
     for (const out of outputs) expect(out).not.toContain(SECRET);
-  });
+  }, 180_000);
 });
 
 describe('approvals', () => {
