@@ -1,8 +1,9 @@
-// Carries out a plan through the API port: deletes first (they free keys that creates may
-// take again), then updates, then creates; independent changes of a phase in parallel. A
-// failed change does not stop the others; every change ends applied, failed or skipped, also
-// when the user interrupts. What a create answered that the user must see comes from the
-// kind's `created` hook.
+// Carries out a plan through the API port, in waves (src/apply/order.ts): within one kind and
+// scope deletes first (they free keys that creates may take again), then updates, then
+// creates; the kinds' `order` hooks may ask for more (flags by their dependencies); changes of
+// a wave run in parallel. A failed change does not stop the others; every change ends
+// applied, failed, skipped or pending (held for approval), also when the user interrupts.
+// What a create answered that the user must see comes from the kind's `created` hook.
 import type { HttpCall, LiveRecord } from '../resources/kind.js';
 import { isHogsyncError } from '../errors.js';
 import { errorMessage } from '../http/api-error.js';
