@@ -1,7 +1,8 @@
 // Renders an exported document as YAML that diffs well in git: block style, no line folding,
 // no anchors or aliases, keys in the order given, comments attached to the items they are
 // about, and strings a YAML 1.1 reader would take for booleans (yes, off, …) quoted.
-import { Document, isScalar, visit, type Node, type Scalar } from 'yaml';
+import type { Node, Scalar } from 'yaml';
+import { loadYaml } from '../config/compiled.js';
 
 export interface LocatedItem<T> { path: (string | number)[]; item: T }
 
@@ -19,6 +20,7 @@ const YAML11_BOOLEAN = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|Fa
 const comment = (lines: readonly string[]) => lines.map((l) => ` ${l}`).join('\n');
 
 export function renderYaml<T>(data: Record<string, unknown>, items: readonly LocatedItem<T>[], options: RenderOptions<T>): string {
+  const { Document, isScalar, visit } = loadYaml();
   const doc = new Document(data, { aliasDuplicateObjects: false });
   doc.commentBefore = comment(options.header);
   for (const { path, item } of items) {

@@ -3,7 +3,7 @@
 // created; errors name the seed path (`organizations[0].roles[1].name: …`).
 // The format is documented at the top of examples/sandbox-seed.yaml.
 import { readFile } from 'node:fs/promises';
-import { parse } from 'yaml';
+import { loadYaml } from '../config/compiled.js';
 import { isScope } from './auth.js';
 import { emptyState, FIRST_PROJECT_ID } from './defaults.js';
 import { ApiError } from './errors.js';
@@ -82,7 +82,7 @@ export async function loadSeedFile(path: string): Promise<unknown> {
     }
   }
   try {
-    return parse(text) as unknown;
+    return loadYaml().parse(text) as unknown;
   } catch (err) {
     throw new SeedError(path, '', `not valid YAML or JSON (${(err as Error).message.split('\n')[0]})`);
   }

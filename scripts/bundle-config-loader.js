@@ -1,0 +1,61 @@
+// Builds what the configuration loader loads at run time, each as one self-contained file in
+// dist/vendor/ (`npm run build` runs it after tsc):
+//  - schema-validator.cjs: schemas/hogsync.schema.json compiled by ajv into standalone code, so
+//    no run compiles the schema (ajv's compiler alone takes longer to load than a whole validate);
+//  - yaml.cjs (YAML with source positions, for file:line:col) and js-yaml.cjs (the loader's fast
+//    path, see src/config/fast-parse.ts): one file each instead of the packages' many, which
+//    saves about a sixth of `validate`'s start-up (README, "Performance").
+// The bundler is rolldown (Vite's). These libraries ship only here, bundled: they are
+// devDependencies, so an install never downloads them a second time.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'rolldown';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import standaloneCode from 'ajv/dist/standalone/index.js';
+
+const require = createRequire(import.meta.url);
+const root = fileURLToPath(new URL('../', import.meta.url));
+const vendor = join(root, 'dist/vendor');
+const scratch = join(root, 'dist/.vendor-src');
+rmSync(vendor, { recursive: true, force: true });
+mkdirSync(vendor, { recursive: true });
+mkdirSync(scratch, { recursive: true });
+
+// The schema validator, as ajv writes it (it still requires a few ajv runtime helpers).
+const schema = JSON.parse(readFileSync(join(root, 'schemas/hogsync.schema.json'), 'utf8'));
+// strictRequired off: the schema requires an item's identity where the item is used (a project's
+// `id` in `projects`), not in the shared definition that `defaults` narrows and reuses.
+const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, code: { source: true } });
+addFormats.default(ajv, ['uuid']);
+// Annotations hogsync reads itself: sensitivity, compare rule, what a pattern means (for messages),
+// fields the API merges, fields that only shape the configuration (aliases, renames, shared flags), never sent to the
+// API, and fields that are UI state (left out of exports unless --all-fields).
+ajv.addVocabulary(['x-sensitive', 'x-normalize', 'x-expected', 'x-reason', 'x-config-only', 'x-merge', 'x-ui-state']);
+writeFileSync(join(scratch, 'schema-validator.cjs'), standaloneCode(ajv, ajv.compile(schema)));
+
+const bundles = [
+  { name: 'schema-validator', input: join(scratch, 'schema-validator.cjs'), packages: ['ajv', 'ajv-formats', 'fast-deep-equal'] },
+  { name: 'yaml', input: require.resolve('yaml'), packages: ['yaml'] },
+  { name: 'js-yaml', input: require.resolve('js-yaml'), packages: ['js-yaml'] },
+];
+for (const b of bundles) {
+  await build({
+    input: b.input,
+    platform: 'node',
+    logLevel: 'warn',
+    output: { file: join(vendor, `${b.name}.cjs`), format: 'cjs', exports: 'auto', banner: licenseBanner(b.packages) },
+  });
+}
+rmSync(scratch, { recursive: true, force: true });
+
+/** Names, versions and licences of what a bundle holds (the full texts are in their packages). */
+function licenseBanner(packages) {
+  const lines = packages.map((name) => {
+    const pkg = JSON.parse(readFileSync(join(dirname(require.resolve(`${name}/package.json`)), 'package.json'), 'utf8'));
+    return ` * ${name} ${pkg.version}, licence ${pkg.license}${pkg.author ? `, by ${typeof pkg.author === 'string' ? pkg.author : pkg.author.name}` : ''}`;
+  });
+  return `/*!\n * Bundled by scripts/bundle-config-loader.js from:\n${lines.join('\n')}\n */`;
+}
