@@ -3,9 +3,12 @@
 // packing. For a *global* git install npm hands its `global` setting on to the nested install
 // that should fetch the devDependencies, so they land in the global prefix instead of here and
 // the build finds no `tsc` (npm/cli#8440). When the build tools are missing, this installs them
-// here, from the lockfile, first; then it builds.
+// here, from the lockfile, first; then it builds. The same nested install also links this
+// temporary clone into the global prefix, and the real install would then unpack into that
+// link and leave it dangling once npm deletes the clone: the link goes too.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, realpathSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -23,3 +26,16 @@ if (!tools.every((t) => existsSync(new URL(t, `file://${root}/`)))) {
   run(['ci', '--global=false', '--include=dev', '--ignore-scripts', '--no-audit', '--no-fund']);
 }
 run(['run', 'build']);
+
+// Inside a nested global install of this very clone: undo its link into the global prefix.
+const prefix = process.env.npm_config_prefix;
+if (process.env.npm_config_global === 'true' && prefix) {
+  const { name } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  for (const link of [join(prefix, 'lib', 'node_modules', name), join(prefix, 'node_modules', name)]) {
+    try {
+      if (lstatSync(link).isSymbolicLink() && realpathSync(link) === realpathSync(root)) unlinkSync(link);
+    } catch {
+      // no such link: nothing to undo
+    }
+  }
+}
