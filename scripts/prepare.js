@@ -3,11 +3,11 @@
 // packing. For a *global* git install npm hands its `global` setting on to the nested install
 // that should fetch the devDependencies, so they land in the global prefix instead of here and
 // the build finds no `tsc` (npm/cli#8440). When the build tools are missing, this installs them
-// here, from the lockfile, first; then it builds. The same nested install also links this
-// temporary clone into the global prefix, and the real install would then unpack into that
-// link and leave it dangling once npm deletes the clone: the link goes too.
+// here, from the lockfile, first; then it builds. The same nested install also replaces the
+// directory that the real install is about to unpack hogsync into (in the global prefix) by a
+// link to this temporary clone, which npm deletes afterwards: the directory is put back.
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readFileSync, realpathSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,13 +27,16 @@ if (!tools.every((t) => existsSync(new URL(t, `file://${root}/`)))) {
 }
 run(['run', 'build']);
 
-// Inside a nested global install of this very clone: undo its link into the global prefix.
+// Inside a nested global install of this very clone: put back the directory its link replaced.
 const prefix = process.env.npm_config_prefix;
 if (process.env.npm_config_global === 'true' && prefix) {
   const { name } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   for (const link of [join(prefix, 'lib', 'node_modules', name), join(prefix, 'node_modules', name)]) {
     try {
-      if (lstatSync(link).isSymbolicLink() && realpathSync(link) === realpathSync(root)) unlinkSync(link);
+      if (lstatSync(link).isSymbolicLink() && realpathSync(link) === realpathSync(root)) {
+        unlinkSync(link);
+        mkdirSync(link);
+      }
     } catch {
       // no such link: nothing to undo
     }
