@@ -14,6 +14,7 @@ import { parseDocument } from 'yaml';
 import { BIN, ROOT, runCli } from './support/cli.js';
 import { api, inProcessSandbox, stopAllSandboxes } from './support/sandbox.js';
 import { ORG, config } from './support/workspace.js';
+import { runAction } from '../scripts/github-action.js';
 import { expectNoSecret } from './support/secrets.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 
@@ -26,7 +27,9 @@ const CONTRACT_EXIT_CODES = [0, 1, 2, 3];
 
 type Doc = Record<string, unknown>;
 type Job = Record<string, unknown>;
-type Step = { name?: string; uses?: string; run?: string; with?: Record<string, unknown>; if?: string };
+type Step = { name?: string; id?: string; uses?: string; run?: string; with?: Record<string, unknown>; if?: string; env?: Record<string, string> };
+/** The hogsync action, as the recipes use it (OWNER stands for where a team keeps hogsync). */
+const HOGSYNC_ACTION = /^OWNER\/hogsync@v(\S+)$/;
 
 function load(recipe: Recipe): { text: string; doc: Doc } {
   const text = readFileSync(join(CI, recipe), 'utf8');
@@ -66,6 +69,14 @@ function shellScripts(recipe: Recipe): Array<{ where: string; text: string }> {
   return githubSteps(doc).filter((s) => typeof s.step.run === 'string').map((s) => ({ where: `${recipe} ${s.job} › ${s.step.name ?? s.step.run}`, text: s.step.run as string }));
 }
 
+/** The hogsync command lines of a GitHub recipe's action steps (command, paths, args). */
+function actionCommandLines(recipe: Recipe): Array<{ where: string; text: string }> {
+  if (recipe === GITLAB) return [];
+  return githubSteps(load(recipe).doc)
+    .filter((s) => HOGSYNC_ACTION.test(s.step.uses ?? ''))
+    .map((s) => ({ where: `${recipe} ${s.job} › ${s.step.name}`, text: ['hogsync', s.step.with?.command ?? 'plan', s.step.with?.paths ?? '', s.step.with?.args ?? ''].join(' ').replace(/\s+/g, ' ').trim() }));
+}
+
 interface HogsyncCommand { where: string; line: string; verb: string; args: string[] }
 
 /** The hogsync invocations of a shell script: at a command position, up to a redirection. */
@@ -90,7 +101,7 @@ function hogsyncCommands(where: string, script: string): HogsyncCommand[] {
   return commands;
 }
 
-const allCommands = (): HogsyncCommand[] => RECIPES.flatMap((r) => shellScripts(r).flatMap((s) => hogsyncCommands(s.where, s.text)));
+const allCommands = (): HogsyncCommand[] => RECIPES.flatMap((r) => [...shellScripts(r), ...actionCommandLines(r)].flatMap((s) => hogsyncCommands(s.where, s.text)));
 
 /** The block of help text of one option: its line and the wrapped lines that follow. */
 function optionHelp(help: string, flag: string): string | undefined {
@@ -128,11 +139,11 @@ describe('CI recipes: shape', () => {
     expect(drift.on).toHaveProperty('workflow_dispatch');
     const uploads = (doc: Doc) => githubSteps(doc).filter((s) => s.step.uses?.startsWith('actions/upload-artifact@')).map((s) => s.step.with?.path);
     expect(uploads(plan)).toEqual(['plan.json']);
-    expect(uploads(apply)).toEqual(['apply.json']);
+    expect(uploads(apply)).toEqual([]);
     expect(uploads(drift)).toEqual(['drift.xml']);
-    expect(githubSteps(drift).some((s) => /test-reporter/.test(s.step.uses ?? ''))).toBe(true);
-    const comment = githubSteps(plan).find((s) => s.step.uses?.startsWith('actions/github-script@'));
-    expect(comment?.step.with?.script).toContain('<!-- hogsync-plan -->');
+    // The plan comment is the action's (comment: true), on the step that plans.
+    const planStep = githubSteps(plan).find((s) => s.step.with?.command === 'plan');
+    expect(planStep?.step).toMatchObject({ uses: expect.stringMatching(HOGSYNC_ACTION), with: { comment: true } });
 
     const gitlab = gitlabJobs(load(GITLAB).doc);
     const byName = Object.fromEntries(gitlab.map((j) => [j.name, j]));
@@ -144,18 +155,31 @@ describe('CI recipes: shape', () => {
     expect(byName['hogsync:plan']?.script.join('\n')).toContain('<!-- hogsync-plan -->');
   });
 
-  it('secrets reach the scripts through the environment only, never as ${{ }} inside run:', () => {
+  it('the key reaches only the hogsync action steps that need it, never an install step or shell text', () => {
     for (const recipe of GITHUB) {
       const { doc } = load(recipe);
-      for (const { job, step } of githubSteps(doc)) expect({ recipe, job, step: step.name, run: step.run ?? '' }).not.toMatchObject({ run: expect.stringContaining('${{') });
-      for (const [name, job] of Object.entries(doc.jobs as Record<string, Job>)) {
-        const verbs = (job.steps as Step[]).flatMap((st) => hogsyncCommands(name, st.run ?? '')).map((c) => c.verb);
-        if (verbs.some((v) => v !== 'validate')) {
-          expect(job.env, `${recipe} ${name}`).toMatchObject({ HOGSYNC_API_KEY: '${{ secrets.HOGSYNC_API_KEY }}', HOGSYNC_BASE_URL: '${{ vars.HOGSYNC_BASE_URL }}' });
+      for (const { job, step } of githubSteps(doc)) {
+        expect({ recipe, job, step: step.name, run: step.run ?? '' }).not.toMatchObject({ run: expect.stringContaining('${{') });
+        const mentionsKey = JSON.stringify(step).includes('secrets.HOGSYNC_API_KEY');
+        if (HOGSYNC_ACTION.test(step.uses ?? '') && step.with?.command !== 'validate') {
+          expect(step.with, `${recipe} ${step.name}`).toMatchObject({ 'api-key': '${{ secrets.HOGSYNC_API_KEY }}', 'base-url': '${{ vars.HOGSYNC_BASE_URL }}' });
         } else {
-          // validate is offline: a job that only validates gets no key (it also runs for forks).
-          expect(JSON.stringify(job), `${recipe} ${name}`).not.toContain('secrets.');
+          // validate is offline (it also runs for forks), and no other step needs the key.
+          expect({ recipe, step: step.name, mentionsKey }).toEqual({ recipe, step: step.name, mentionsKey: false });
         }
+      }
+      for (const [name, job] of Object.entries(doc.jobs as Record<string, Job>)) expect(JSON.stringify(job.env ?? {}), `${recipe} ${name}`).not.toContain('HOGSYNC_API_KEY');
+    }
+    // GitLab: the install command runs with the key and the GitLab token removed from its environment.
+    const install = gitlabJobs(load(GITLAB).doc)[0]!.before.find((l) => /npm install/.test(l));
+    expect(install).toMatch(/^env -u HOGSYNC_API_KEY -u GITLAB_API_TOKEN npm install --global /);
+  });
+
+  it('pins every third-party action by commit SHA', () => {
+    for (const recipe of GITHUB) {
+      for (const { step } of githubSteps(load(recipe).doc)) {
+        if (step.uses === undefined || HOGSYNC_ACTION.test(step.uses)) continue;
+        expect({ recipe, uses: step.uses }).toEqual({ recipe, uses: expect.stringMatching(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/) });
       }
     }
   });
@@ -171,8 +195,12 @@ describe('CI recipes: shape', () => {
 
   it('every recipe installs the version of this package', () => {
     const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    for (const recipe of RECIPES) expect({ recipe, version: /HOGSYNC_VERSION: "?([^"\s]+)"?/.exec(load(recipe).text)?.[1] }).toEqual({ recipe, version });
-    expect(readFileSync(join(CI, 'README.md'), 'utf8')).toContain(`hogsync@${version}`);
+    for (const recipe of GITHUB) {
+      const refs = githubSteps(load(recipe).doc).flatMap((s) => (HOGSYNC_ACTION.test(s.step.uses ?? '') ? [HOGSYNC_ACTION.exec(s.step.uses as string)?.[1]] : []));
+      expect({ recipe, refs: [...new Set(refs)] }).toEqual({ recipe, refs: [version] });
+    }
+    expect({ recipe: GITLAB, version: /HOGSYNC_VERSION: "?([^"\s]+)"?/.exec(load(GITLAB).text)?.[1] }).toEqual({ recipe: GITLAB, version });
+    expect(readFileSync(join(CI, 'README.md'), 'utf8')).toContain(`OWNER/hogsync@v${version}`);
   });
 });
 
@@ -195,7 +223,7 @@ describe('CI recipes: every hogsync command line is one the CLI knows', () => {
   });
 
   it('finds the commands each recipe is about', () => {
-    const verbsOf = (recipe: Recipe) => [...new Set(shellScripts(recipe).flatMap((s) => hogsyncCommands(s.where, s.text)).map((c) => c.verb))].sort();
+    const verbsOf = (recipe: Recipe) => [...new Set([...shellScripts(recipe), ...actionCommandLines(recipe)].flatMap((s) => hogsyncCommands(s.where, s.text)).map((c) => c.verb))].sort();
     expect(verbsOf('github/hogsync-plan.yml')).toEqual(['plan', 'validate']);
     expect(verbsOf('github/hogsync-apply.yml')).toEqual(['apply']);
     expect(verbsOf('github/hogsync-drift.yml')).toEqual(['drift']);
@@ -203,7 +231,9 @@ describe('CI recipes: every hogsync command line is one the CLI knows', () => {
     const lines = allCommands().map((c) => [c.verb, ...c.args].join(' '));
     expect(lines).toEqual(expect.arrayContaining([
       'validate config/',
+      'plan config/ --out plan.json',
       'plan config/ --out plan.json --format markdown',
+      'apply config/ --plan plan.json --auto-approve',
       'apply config/ --plan plan.json --auto-approve --format json',
       'drift config/ --format junit --out drift.xml',
     ]));
@@ -241,12 +271,12 @@ describe('CI recipes: every hogsync command line is one the CLI knows', () => {
       const codes = [...s.text.matchAll(/^\s*(\d+)\)|-(?:eq|ne)\s+(\d+)|\bexit\s+(\d+)/gm)].map((m) => Number(m[1] ?? m[2] ?? m[3]));
       for (const code of codes) expect({ where: s.where, code }).toEqual({ where: s.where, code: expect.toBeOneOf(CONTRACT_EXIT_CODES) });
       const branch = (n: number) => new RegExp(`^\\s*${n}\\)(.*)$`, 'm').exec(s.text)?.[1] ?? '';
-      if (/hogsync drift /.test(s.text)) {
+      if (/hogsync drift /.test(s.text) || /hogsync-drift\.yml .*Explain/.test(s.where)) {
         expect(branch(0), s.where).toMatch(/No drift/);
         expect(branch(2), s.where).toMatch(/[Dd]rift detected/);
         expect(branch(1), s.where).toMatch(/not a drift result/);
       }
-      if (/hogsync apply /.test(s.text)) {
+      if (/hogsync apply /.test(s.text) || /hogsync-apply\.yml .*Explain/.test(s.where)) {
         expect(branch(1), s.where).toMatch(/stale/);
         expect(branch(3), s.where).toMatch(/safety rule/);
       }
@@ -327,89 +357,81 @@ function githubStep(recipe: Recipe, name: string): Step {
 
 describe('GitHub recipes, run', () => {
   const outputs: Array<{ label: string; text: string }> = [];
-  async function step(recipe: Recipe, name: string, d: string, env: Record<string, string> = {}): Promise<Ran & { output: string }> {
+  const actionYml = parseDocument(readFileSync(join(ROOT, 'action.yml'), 'utf8')).toJS() as { inputs: Record<string, { default?: string }>; runs: { steps: Step[] } };
+  const runStepEnv = (actionYml.runs.steps.find((s) => s.name === 'Run hogsync') as Step).env as Record<string, string>;
+
+  /**
+   * Runs a recipe's hogsync action step as the runner would: its `with:` values (secrets and vars
+   * filled in) become the action's inputs, which reach scripts/github-action.js through the env
+   * that action.yml maps them to. Not a pull request: the comment is test/action.test.ts's.
+   */
+  async function actionStep(recipe: Recipe, name: string, d: string, secrets: Record<string, string> = { HOGSYNC_API_KEY: KEY }) {
+    const step = githubStep(recipe, name);
+    expect(step.uses).toMatch(HOGSYNC_ACTION);
+    const fill = (v: string) => v.replace(/\$\{\{\s*secrets\.(\w+)\s*\}\}/g, (_m, n: string) => secrets[n] ?? '').replace(/\$\{\{\s*vars\.HOGSYNC_BASE_URL\s*\}\}/g, sandbox.baseUrl);
+    const input = (n: string) => (step.with?.[n] !== undefined ? fill(String(step.with[n])) : actionYml.inputs[n]?.default ?? '');
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '', GITHUB_WORKSPACE: d, GITHUB_EVENT_NAME: 'push', GITHUB_OUTPUT: join(d, 'output.txt'), GITHUB_STEP_SUMMARY: join(d, 'summary.md'), RUNNER_TEMP: d };
+    for (const [k, v] of Object.entries(runStepEnv)) env[k] = v.replace(/\$\{\{\s*inputs\.([\w-]+)\s*\}\}/g, (_m, n: string) => input(n));
     writeFileSync(join(d, 'output.txt'), '');
-    const r = await bash(githubStep(recipe, name).run as string, d, {
-      HOGSYNC_API_KEY: KEY, HOGSYNC_BASE_URL: sandbox.baseUrl, GITHUB_OUTPUT: join(d, 'output.txt'), GITHUB_STEP_SUMMARY: join(d, 'summary.md'), ...env,
-    });
-    outputs.push({ label: `${recipe} ${name}: stdout`, text: r.stdout }, { label: `${recipe} ${name}: stderr`, text: r.stderr });
-    return { ...r, output: readFileSync(join(d, 'output.txt'), 'utf8') };
+    const lines: string[] = [];
+    const code = await runAction(env, (l) => { lines.push(l); });
+    outputs.push({ label: `${recipe} ${name}`, text: lines.join('\n') });
+    return { code, lines, output: readFileSync(join(d, 'output.txt'), 'utf8') };
   }
 
-  it('plan → comment (one, updated in place) → apply the saved plan → drift', async () => {
+  /** A recipe's shell step, with the env it declares (its ${{ }} values given). */
+  async function shellStep(recipe: Recipe, name: string, d: string, env: Record<string, string>): Promise<Ran> {
+    const r = await bash(githubStep(recipe, name).run as string, d, env);
+    outputs.push({ label: `${recipe} ${name}`, text: r.stdout + r.stderr });
+    return r;
+  }
+
+  it('plan (saved plan, outputs, summary) → apply the saved plan → drift, each exit code explained', async () => {
     const d = checkout();
-    const plan = await step('github/hogsync-plan.yml', 'Plan', d);
-    expect(plan.code, plan.stderr).toBe(0);
-    expect(plan.output).toBe('exit_code=0\n');
+    const plan = await actionStep('github/hogsync-plan.yml', 'Plan', d);
+    expect(plan.code).toBe(0);
+    expect(plan.output).toBe('exit-code=0\nchanges=2\n');
     expect(JSON.parse(readFileSync(join(d, 'plan.json'), 'utf8'))).toMatchObject({ kind: 'plan', summary: { create: 1, update: 1 } });
-    expect(readFileSync(join(d, 'plan.md'), 'utf8')).toMatch(/^### hogsync plan\n/);
-    expect(readFileSync(join(d, 'summary.md'), 'utf8')).toContain('hogsync plan');
+    expect(readFileSync(join(d, 'summary.md'), 'utf8')).toMatch(/^### hogsync plan\n/);
+    expect(plan.lines).toContain('::notice title=hogsync action::not a pull request: no comment posted');
 
-    // The github-script step, with a GitHub double: the first run creates, the next update.
-    const script = githubStep('github/hogsync-plan.yml', 'Comment the plan on the pull request').with?.script as string;
-    const comments: Array<{ id: number; user: { type: string }; body: string }> = [
-      { id: 1, user: { type: 'User' }, body: '<!-- hogsync-plan --> a person quoting the marker' },
-      { id: 2, user: { type: 'Bot' }, body: 'another bot' },
-    ];
-    const calls: string[] = [];
-    const listComments = () => comments;
-    const github = {
-      paginate: async (fn: unknown, params: { issue_number: number }) => { calls.push(`list ${params.issue_number}`); return fn === listComments ? [...comments] : []; },
-      rest: {
-        issues: {
-          listComments,
-          createComment: async (p: { issue_number: number; body: string }) => { calls.push('create'); comments.push({ id: 100 + comments.length, user: { type: 'Bot' }, body: p.body }); },
-          updateComment: async (p: { comment_id: number; body: string }) => { calls.push(`update ${p.comment_id}`); (comments.find((c) => c.id === p.comment_id) as { body: string }).body = p.body; },
-        },
-      },
-    };
-    const context = { repo: { owner: 'acme', repo: 'workspace' }, issue: { number: 7 }, runId: 42, serverUrl: 'https://github.com', payload: { pull_request: { head: { sha: '0123456789abcdef' } } } };
-    const fsInCheckout = { existsSync: (p: string) => existsSync(join(d, p)), readFileSync: (p: string, enc: BufferEncoding) => readFileSync(join(d, p), enc) };
-    const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<void>;
-    const comment = new AsyncFunction('require', 'github', 'context', script);
-    await comment(() => fsInCheckout, github, context);
-    writeFileSync(join(d, 'plan.md'), '### hogsync plan\n\nNo changes.\n');
-    await comment(() => fsInCheckout, github, context);
-    expect(calls).toEqual(['list 7', 'create', 'list 7', 'update 102']);
-    expect(comments.filter((c) => c.body.startsWith('<!-- hogsync-plan -->')).map((c) => c.id)).toEqual([1, 102]);
-    expect(comments.find((c) => c.id === 102)?.body).toMatch(/^<!-- hogsync-plan -->\n### hogsync plan\n\nNo changes\.\n[\s\S]*commit 0123456/);
+    const validate = await actionStep('github/hogsync-plan.yml', 'Validate config/', d, {});
+    expect(validate.code).toBe(0);
 
-    const apply = await step('github/hogsync-apply.yml', 'Apply', d);
-    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
-    expect(apply.stdout).toContain('Applied the reviewed plan.');
-    expect(JSON.parse(readFileSync(join(d, 'apply.json'), 'utf8'))).toMatchObject({ kind: 'apply', summary: { applied: 2, failed: 0 } });
+    const apply = await actionStep('github/hogsync-apply.yml', 'Apply', d);
+    expect(apply.code).toBe(0);
+    expect(apply.output).toContain('exit-code=0');
 
-    const clean = await step('github/hogsync-drift.yml', 'Drift report', d);
+    const clean = await actionStep('github/hogsync-drift.yml', 'Drift report', d);
     expect(clean.code).toBe(0);
-    expect(clean.stdout).toContain('No drift');
+    expect((await shellStep('github/hogsync-drift.yml', 'Explain the exit code', d, { CODE: '0' })).stdout).toContain('No drift');
     await api(sandbox.baseUrl, KEY).patch(`/api/organizations/${ORG}/projects/12345/`, { timezone: 'Asia/Tokyo' });
-    const drifted = await step('github/hogsync-drift.yml', 'Drift report', d);
+    const drifted = await actionStep('github/hogsync-drift.yml', 'Drift report', d);
     expect(drifted.code).toBe(2);
-    expect(drifted.stdout).toContain('::error title=Drift detected (exit 2)::');
+    expect(drifted.output).toContain('exit-code=2');
     expect(readFileSync(join(d, 'drift.xml'), 'utf8')).toMatch(/failures="1"/);
+    expect((await shellStep('github/hogsync-drift.yml', 'Explain the exit code', d, { CODE: '2' })).stdout).toContain('::error title=Drift detected (exit 2)::');
     rmSync(join(d, 'drift.xml'));
-    const broken = await step('github/hogsync-drift.yml', 'Drift report', d, { HOGSYNC_API_KEY: 'phx_wrong_key_for_ci_test' });
+    const broken = await actionStep('github/hogsync-drift.yml', 'Drift report', d, { HOGSYNC_API_KEY: 'phx_wrong_key_for_ci_test' });
     expect(broken.code).toBe(1);
-    expect(broken.stdout).toContain('::error title=hogsync drift failed (exit 1)::not a drift result');
+    expect((await shellStep('github/hogsync-drift.yml', 'Explain the exit code', d, { CODE: '1' })).stdout).toContain('::error title=hogsync drift failed (exit 1)::not a drift result');
     expect(existsSync(join(d, 'drift.xml'))).toBe(false);
     expectNoSecret(outputs, KEY);
   });
 
-  it('a plan gone stale after review is refused by the Apply step (exit 1), and a failed plan is posted as its error', async () => {
+  it('a plan gone stale after review is refused by the Apply step (exit 1), and a failed plan says so in its outputs', async () => {
     const d = checkout();
-    expect((await step('github/hogsync-plan.yml', 'Plan', d)).code).toBe(0);
+    expect((await actionStep('github/hogsync-plan.yml', 'Plan', d)).code).toBe(0);
     await api(sandbox.baseUrl, KEY).patch(`/api/organizations/${ORG}/projects/12345/`, { timezone: 'America/Lima' });
-    const apply = await step('github/hogsync-apply.yml', 'Apply', d);
+    const apply = await actionStep('github/hogsync-apply.yml', 'Apply', d);
     expect(apply.code).toBe(1);
-    expect(apply.stdout).toContain('::error title=hogsync apply failed (exit 1)::');
-    expect(apply.stderr).toMatch(/stale/);
+    expect(apply.output).toContain('exit-code=1');
+    expect((await shellStep('github/hogsync-apply.yml', 'Explain the exit code', d, { CODE: '1' })).stdout).toContain('::error title=hogsync apply failed (exit 1)::');
 
-    const failed = await step('github/hogsync-plan.yml', 'Plan', d, { HOGSYNC_API_KEY: 'phx_wrong_key_for_ci_test' });
+    const failed = await actionStep('github/hogsync-plan.yml', 'Plan', d, { HOGSYNC_API_KEY: 'phx_wrong_key_for_ci_test' });
     expect(failed.code).toBe(1);
-    expect(failed.output).toBe('exit_code=1\n');
-    const md = readFileSync(join(d, 'plan.md'), 'utf8');
-    expect(md).toMatch(/^### hogsync plan failed \(exit 1\)\n\n```\nerror: GET \/api\/.* → 401/);
-    expectNoSecret([...outputs, { label: 'plan.md', text: md }], [KEY, 'phx_wrong_key_for_ci_test']);
+    expect(failed.output).toBe('exit-code=1\nchanges=\n');
+    expectNoSecret(outputs, [KEY, 'phx_wrong_key_for_ci_test']);
   });
 });
 
@@ -471,7 +493,7 @@ describe('GitLab recipe, run', () => {
   function job(name: string): string {
     const j = gitlabJobs(load(GITLAB).doc).find((x) => x.name === name);
     if (!j) throw new Error(`no job ${name}`);
-    return [...j.before.filter((l) => !l.startsWith('npm install')), ...j.script].join('\n');
+    return [...j.before.filter((l) => !/npm install/.test(l)), ...j.script].join('\n');
   }
   const env = (extra: Record<string, string> = {}) => ({
     HOGSYNC_API_KEY: KEY, HOGSYNC_BASE_URL: sandbox.baseUrl, GITLAB_API_TOKEN: TOKEN, CI_API_V4_URL: gitlab.url, CI_PROJECT_ID: '42',
