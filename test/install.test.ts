@@ -1,8 +1,10 @@
 // The two documented installs work on a machine with Node 20 and npm only: a global install
 // from the packed tarball, and one from a git URL at a tag (`npm install -g git+…#TAG`, which
-// builds through `prepare`). Both go into a temporary prefix, with npm offline (everything comes
-// from the npm cache that `npm ci` filled: no registry is asked), and the installed `hogsync`
-// then answers --version and validates a configuration from another directory.
+// builds through `prepare`). Both go into a temporary prefix. The tarball installs with npm
+// offline: it carries its runtime dependencies, so no registry is asked. The git install needs
+// the build tools, which come from the npm cache that `npm ci` filled (--prefer-offline: npm may
+// still ask the registry for package metadata the cache lacks). The installed `hogsync` then
+// answers --version and validates a configuration from another directory.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -86,7 +88,7 @@ async function expectWorkingInstall(prefix: string): Promise<void> {
 }
 
 describe('install', () => {
-  it('from the packed tarball, globally, with npm offline', async () => {
+  it('from the packed tarball, globally, with npm offline (no registry at all)', async () => {
     const packed = await npm(['pack', '--ignore-scripts', '--pack-destination', work], ROOT);
     expectOk(packed, 'npm pack');
     const tarball = join(work, `hogsync-${VERSION}.tgz`);
@@ -117,7 +119,7 @@ describe('install', () => {
     expectOk(await git(['tag', TAG], repo), 'git tag');
 
     const prefix = join(work, 'prefix-git');
-    const installed = await npm(['install', '--global', '--prefix', prefix, '--offline', `git+file://${repo}#${TAG}`], elsewhere);
+    const installed = await npm(['install', '--global', '--prefix', prefix, '--prefer-offline', `git+file://${repo}#${TAG}`], elsewhere);
     expectOk(installed, 'npm install -g git+file://…#TAG');
     // The old failure: the nested install of a global git install left the build tools out.
     expect(installed.stderr).not.toMatch(/tsc: not found/);
