@@ -1,4 +1,4 @@
-// Runs the schema validator that scripts/build-validator.js compiled ahead of time (so no
+// Runs the schema validator that scripts/bundle-config-loader.js compiled ahead of time (so no
 // run pays for compiling the schema) and explains its errors.
 import { loadSchemaValidator } from './compiled.js';
 import { splitPointer } from './pointer.js';
