@@ -18,13 +18,16 @@ export class HogsyncError extends Error {
   readonly code: ErrorCode;
   readonly position?: FilePosition;
   readonly request?: RequestInfo;
+  /** A network error where the API could not be reached at all (DNS, refused, TLS): nothing later will reach it either. */
+  readonly unreachable: boolean;
 
-  constructor(code: ErrorCode, message: string, where: { position?: FilePosition; request?: RequestInfo; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message: string, where: { position?: FilePosition; request?: RequestInfo; cause?: unknown; unreachable?: boolean } = {}) {
     super(message, where.cause === undefined ? undefined : { cause: where.cause });
     this.name = 'HogsyncError';
     this.code = code;
     this.position = where.position;
     this.request = where.request;
+    this.unreachable = where.unreachable === true;
   }
 
   /** The one line the CLI prints: `file:line:col: message` or `METHOD /path → 404: message`. */

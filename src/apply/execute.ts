@@ -8,6 +8,7 @@ import type { HttpCall, LiveRecord } from '../resources/kind.js';
 import { isHogsyncError } from '../errors.js';
 import { errorMessage } from '../http/api-error.js';
 import { isRateLimitStop } from '../http/client.js';
+import { ADVICE_401, adviceFor403, againHelps } from '../http/advice.js';
 import type { ApiPort } from '../http/port.js';
 import { orderPairs } from '../plan/kind-checks.js';
 import type { Action, Change, Execution, PlanResult } from '../plan/types.js';
@@ -41,6 +42,12 @@ export interface ApplyReport {
   warnings: string[];
   /** Lines for people under a change (a kind's `created` notes); not part of the JSON report. */
   notes: ReadonlyMap<string, readonly string[]>;
+  /** What to do about the failures (one line per distinct advice); not part of the JSON report. */
+  hints?: readonly string[];
+  /** Whether running apply again can converge what failed or was skipped (not after 400/401/403). */
+  againHelps?: boolean;
+  /** Set when the applied changes could not be re-read: they are unverified (exit 1). */
+  unverified?: string;
 }
 
 export interface ExecuteOptions {
@@ -52,7 +59,10 @@ export interface ExecuteOptions {
 }
 
 
-/** After this many changes in a row could not reach the API, the rest are skipped, not tried. */
+/**
+ * After this many changes in a row failed on the network, the rest are skipped, not tried. One
+ * that could not reach the API at all (DNS, refused, TLS) stops the rest at once.
+ */
 export const UNREACHABLE_AFTER = 3;
 
 export async function executePlan(result: PlanResult, api: ApiPort, options: ExecuteOptions): Promise<ApplyReport> {
@@ -67,6 +77,8 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
   let unreachable: string | undefined;
   // The API's rate limit asks for longer than --max-wait: nothing more is started (a later run converges).
   let rateLimited: string | undefined;
+  const hints = new Set<string>();
+  let again = false;
   const finish = (outcome: ChangeOutcome) => {
     outcomes.set(outcome.address, outcome);
     done++;
@@ -84,18 +96,37 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
     const changes = wave.map((address) => byAddress.get(address) as Change);
     await mapLimit(changes, options.parallelism, async (change) => {
       const execution = result.executions.get(change.address);
-      if (options.signal?.aborted) return finish({ address: change.address, action: change.action, status: 'skipped', error: 'interrupted before it started' });
-      if (unreachable) return finish({ address: change.address, action: change.action, status: 'skipped', error: `not tried: the API stopped answering (${unreachable})` });
-      if (rateLimited) return finish({ address: change.address, action: change.action, status: 'skipped', error: rateLimited });
+      if (options.signal?.aborted) {
+        again = true;
+        return finish({ address: change.address, action: change.action, status: 'skipped', error: 'interrupted before it started' });
+      }
+      if (unreachable) {
+        again = true;
+        return finish({ address: change.address, action: change.action, status: 'skipped', error: `not started: ${unreachable}` });
+      }
+      if (rateLimited) {
+        again = true;
+        return finish({ address: change.address, action: change.action, status: 'skipped', error: rateLimited });
+      }
       if (!execution) return finish({ address: change.address, action: change.action, status: 'skipped', error: 'nothing to execute (internal)' });
       const blocker = change.action === 'create' ? failedDeletes.has(conflictKey(execution)) : false;
       if (blocker) return finish({ address: change.address, action: change.action, status: 'skipped', error: 'the delete that frees its key failed' });
       options.onStart?.(change, ++started, total);
-      const { outcome, networkError, created, stopped } = await executeOne(change, execution, api);
-      if (stopped) rateLimited ??= stopped;
+      const { outcome, networkError, created, stopped, error } = await executeOne(change, execution, api);
+      if (stopped) {
+        rateLimited ??= stopped;
+        again = true;
+      }
       if (created && created.length > 0) notes.set(change.address, created);
       unreachableInARow = networkError ? unreachableInARow + 1 : 0;
-      if (unreachableInARow >= UNREACHABLE_AFTER && !unreachable) unreachable = `${UNREACHABLE_AFTER} changes in a row could not reach it`;
+      if (!unreachable && isHogsyncError(error) && error.unreachable) unreachable = 'the API could not be reached (see the first failure)';
+      if (!unreachable && unreachableInARow >= UNREACHABLE_AFTER) unreachable = `the API stopped answering (${UNREACHABLE_AFTER} changes in a row could not reach it)`;
+      if (outcome.status === 'failed') {
+        if (againHelps(error)) again = true;
+        const status = isHogsyncError(error) ? error.request?.status : undefined;
+        if (status === 401) hints.add(ADVICE_401);
+        if (status === 403 && isHogsyncError(error)) hints.add(adviceFor403(error.message));
+      }
       if (outcome.status === 'failed' && change.action === 'delete') failedDeletes.add(conflictKey(execution));
       finish(outcome);
     });
@@ -105,7 +136,7 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
   const summary: ApplySummary = { applied: 0, failed: 0, skipped: 0 };
   for (const o of ordered) summary[o.status] = (summary[o.status] ?? 0) + 1;
   // Verification (src/apply/verify.ts) reports beside this, after the changed items are re-read.
-  return { outcomes: ordered, summary, warnings: [], notes };
+  return { outcomes: ordered, summary, warnings: [], notes, hints: [...hints], againHelps: again };
 }
 
 function conflictKey(execution: Execution): string {
@@ -119,7 +150,7 @@ function callFor(change: Change, execution: Execution): HttpCall {
   return change.action === 'update' ? kind.updateCall(scope, id, values, execution.live) : kind.deleteCall(scope, id);
 }
 
-async function executeOne(change: Change, execution: Execution, api: ApiPort): Promise<{ outcome: ChangeOutcome; networkError: boolean; created?: readonly string[]; stopped?: string }> {
+async function executeOne(change: Change, execution: Execution, api: ApiPort): Promise<{ outcome: ChangeOutcome; networkError: boolean; created?: readonly string[]; stopped?: string; error?: unknown }> {
   const base = { address: change.address, action: change.action };
   const kind = execution.kind;
   try {
@@ -140,7 +171,7 @@ async function executeOne(change: Change, execution: Execution, api: ApiPort): P
     }
     const message = isHogsyncError(err) ? err.format() : err instanceof Error ? err.message : String(err);
     const error = kind.explainFailure?.(change.action, message, isHogsyncError(err) ? err.request?.status : undefined) ?? message;
-    return { outcome: { ...base, status: 'failed', error }, networkError: isHogsyncError(err) && err.code === 'network' };
+    return { outcome: { ...base, status: 'failed', error }, networkError: isHogsyncError(err) && err.code === 'network', error: err };
   }
 }
 

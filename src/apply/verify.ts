@@ -13,6 +13,8 @@ export interface VerificationReport {
   /** Per change address: fields that, re-read, hold other values than were sent. */
   notTaken: ReadonlyMap<string, readonly string[]>;
   warnings: string[];
+  /** Why the changes could not be re-read, when they could not: the apply is unverified. */
+  unverified?: string;
 }
 
 export function unappliedFields(kind: ResourceKind, sent: Record<string, unknown>, stored: LiveRecord): string[] {
@@ -59,5 +61,5 @@ export function withVerification(report: ApplyReport, verification: Verification
     const fields = verification.notTaken.get(o.address);
     return fields ? { ...o, not_taken: [...fields] } : o;
   });
-  return { ...report, outcomes, warnings: [...report.warnings, ...verification.warnings] };
+  return { ...report, outcomes, warnings: [...report.warnings, ...verification.warnings], ...(verification.unverified === undefined ? {} : { unverified: verification.unverified }) };
 }

@@ -58,7 +58,9 @@ export async function run(args: string[], opts: Record<string, unknown>): Promis
     }
   };
   const planFile = typeof opts.plan === 'string' ? opts.plan : undefined;
-  const result = await applyFiles({ paths: args, planFile, safety, confirm, interruptible }, settings, terminalObserver(opts));
+  // The plan is shown before confirmation (and with --auto-approve in text): with its blast radius.
+  const showPlan = format === 'text' || opts.autoApprove !== true;
+  const result = await applyFiles({ paths: args, planFile, safety, confirm, interruptible, showPlan }, settings, terminalObserver(opts));
 
   const meta = { base_url: result.plan.base_url, fingerprint: result.plan.fingerprint };
   switch (result.status) {
@@ -76,7 +78,8 @@ export async function run(args: string[], opts: Record<string, unknown>): Promis
     case 'applied': {
       const { report } = result;
       process.stdout.write(format === 'json' ? renderApplyJson(report, meta) : renderApplyText(report));
-      return report.summary.failed + report.summary.skipped + (report.summary.pending ?? 0) === 0 ? 0 : 1;
+      // Changes that could not be re-read are unverified: not a success either.
+      return report.summary.failed + report.summary.skipped + (report.summary.pending ?? 0) === 0 && report.unverified === undefined ? 0 : 1;
     }
   }
 }

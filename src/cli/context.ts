@@ -37,10 +37,14 @@ function verboseLine(e: ClientEvent): string {
   return printable(`hogsync: ${e.type} ${e.method} ${e.path}${status}${wait}`);
 }
 
-/** How the terminal shows a use case's progress: one live line on a terminal, per-change lines elsewhere. */
+/**
+ * How the terminal shows a use case's progress: one live line on a terminal; elsewhere (CI
+ * logs) a line per change only beside a JSON report, since a text report lists every change
+ * itself and a log would show each one twice.
+ */
 export function terminalObserver(opts: Record<string, unknown>): Observer {
   const live = progressLine();
-  const perLine = process.stderr.isTTY !== true;
+  const perLine = process.stderr.isTTY !== true && opts.format === 'json';
   const show = (e: ProgressEvent): void => {
     switch (e.type) {
       case 'reading':

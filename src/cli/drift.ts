@@ -20,5 +20,7 @@ export async function run(args: string[], opts: Record<string, unknown>): Promis
   } else {
     process.stdout.write(report);
   }
-  return plan.changes.length > 0 ? 2 : 0;
+  if (plan.changes.length > 0) return 2;
+  // Live items that no file declares count as drift only when asked.
+  return opts.failOnUnmanaged === true && plan.unmanaged.length > 0 ? 2 : 0;
 }

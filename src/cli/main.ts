@@ -3,10 +3,11 @@
 import { Command, CommanderError, Option } from 'commander';
 import { VERSION } from '../version.js';
 import { DEFAULT_MAX_DELETE_PERCENT } from '../plan/limits.js';
-import { withApiOptions, withOutputOptions } from './options.js';
+import { baseUrlOrigin, withApiOptions, withOutputOptions } from './options.js';
 import { printable } from '../util/printable.js';
 import { maskSecrets, maskStream } from '../util/secrets.js';
 import { reportError } from './output.js';
+import { adviceFor, type BaseUrlOrigin } from './advice.js';
 
 type VerbModule = { run(args: string[], opts: Record<string, unknown>): Promise<number> };
 
@@ -118,10 +119,12 @@ Examples:
     .description('report where live state left the files (exit 2 when it did), and who changed it when (activity log)')
     .addOption(new Option('--format <format>', 'report format').choices(['text', 'json', 'markdown', 'junit']).default('text'))
     .option('--out <file>', 'write the report to a file')
+    .option('--fail-on-unmanaged', 'exit 2 also when live items exist that no file declares')
     .addHelpText('after', `
 Examples:
   $ hogsync drift config/
-  $ hogsync drift config/ --format junit --out drift.xml`)
+  $ hogsync drift config/ --format junit --out drift.xml
+  $ hogsync drift config/ --fail-on-unmanaged`)
     .action(verb('drift'));
 
   withCommon(program.command('export'))
@@ -166,8 +169,10 @@ Example:
 export async function main(argv: string[]): Promise<number> {
   let exitCode = 0;
   let verbose = argv.includes('--verbose');
+  let origin: BaseUrlOrigin | undefined;
   const program = buildProgram(async (verb, args, opts) => {
     verbose = opts.verbose === true;
+    origin = baseUrlOrigin(opts);
     // Every byte the verbs print passes the secret mask (the sandbox prints its own key on purpose).
     if (verb !== 'sandbox') {
       maskStream(process.stdout);
@@ -184,7 +189,7 @@ export async function main(argv: string[]): Promise<number> {
       // Help and version are successes; every other parse error is a usage error (exit 1).
       return err.exitCode === 0 ? 0 : 1;
     }
-    reportError(err, verbose);
+    reportError(err, verbose, adviceFor(err, origin));
     return 1;
   }
   return exitCode;

@@ -6,6 +6,7 @@ import { HogsyncError } from '../errors.js';
 import { DEFAULT_MAX_DELETE_PERCENT } from '../plan/limits.js';
 import type { SafetyOptions } from '../plan/safety.js';
 import type { ApiSettings } from '../usecases/session.js';
+import type { BaseUrlOrigin, BaseUrlSource } from './advice.js';
 
 export const DEFAULT_BASE_URL = 'https://us.posthog.com';
 export const DEFAULT_PARALLELISM = 10;
@@ -64,8 +65,15 @@ export function positiveInt(value: unknown, flag: string, max = Number.MAX_SAFE_
   return numberOption(value, flag, { min: 1, max, integer: true });
 }
 
+/** The base URL and where it came from: --base-url, else HOGSYNC_BASE_URL, else the default. */
+export function baseUrlOrigin(opts: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): BaseUrlOrigin {
+  const source: BaseUrlSource = opts.baseUrl !== undefined ? 'flag' : env.HOGSYNC_BASE_URL ? 'env' : 'default';
+  const raw = source === 'flag' ? opts.baseUrl : source === 'env' ? env.HOGSYNC_BASE_URL : DEFAULT_BASE_URL;
+  return { baseUrl: String(raw).replace(/\/+$/, ''), source };
+}
+
 export function apiSettings(opts: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): ApiSettings {
-  const baseUrl = String(opts.baseUrl ?? (env.HOGSYNC_BASE_URL || DEFAULT_BASE_URL)).replace(/\/+$/, '');
+  const { baseUrl } = baseUrlOrigin(opts, env);
   const apiKey = env.HOGSYNC_API_KEY ?? '';
   if (!apiKey) throw new HogsyncError('usage', 'HOGSYNC_API_KEY is not set: export a personal API key (it is read only from the environment)');
   return {

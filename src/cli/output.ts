@@ -9,12 +9,16 @@ export function useColor(opts: { color?: unknown }, stream: NodeJS.WriteStream =
   return stream.isTTY === true;
 }
 
-/** Prints an error as one line (stack only with --verbose) and never the API key. */
-export function reportError(err: unknown, verbose: boolean): void {
+/**
+ * Prints an error as one line (stack only with --verbose) and never the API key; under it, where
+ * doing something can help, one `hint:` line saying what.
+ */
+export function reportError(err: unknown, verbose: boolean, hint?: string): void {
   const text = isHogsyncError(err) ? err.format() : err instanceof Error ? err.message : String(err);
   // API messages are untrusted text: no control characters reach the terminal.
   const lines = redactKey(text).split('\n').map(printable).join('\n');
   process.stderr.write(`error: ${lines}\n`);
+  if (hint !== undefined) process.stderr.write(`hint: ${printable(redactKey(hint))}\n`);
   if (verbose && err instanceof Error && err.stack) process.stderr.write(`${redactKey(err.stack)}\n`);
 }
 

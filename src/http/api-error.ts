@@ -39,14 +39,27 @@ export function errorMessage(status: number, contentType: string | undefined, te
   return json === '{}' || json === '[]' ? reason : oneLine(`${reason}: ${json}`);
 }
 
-/** The message of the API's error shapes, or undefined for a body of another shape. */
+/**
+ * The message of the API's error shapes, or undefined for a body of another shape:
+ * `{type, code, detail, attr}` and `{detail}`; `{error}` and `{success: false, error}`; an
+ * approval body `{code, status, message, change_request_id}`; a list of "path: message" strings
+ * (flag filters); Django REST framework's `{field: [messages]}`. (An empty body is described
+ * by the caller, with the status's own reason.)
+ */
 function describeJsonError(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
+  if (Array.isArray(value) && value.length > 0 && value.every((m) => typeof m === 'string')) return (value as string[]).join('; ');
   if (isRecord(value)) {
-    const { detail, attr, code } = value;
+    const { detail, attr, code, error, message } = value;
     if (typeof detail === 'string' && detail !== '') {
       return typeof attr === 'string' && attr !== '' ? `${detail} (attr ${attr})` : detail;
     }
+    if (typeof message === 'string' && message !== '') {
+      const request = value.change_request_id;
+      return request === undefined || request === null ? message : `${message} (change request ${String(request)})`;
+    }
+    if (typeof error === 'string' && error !== '') return error;
+    if (isRecord(error) && typeof error.message === 'string' && error.message !== '') return error.message;
     // Django REST framework's other shape: `{"field": ["message", …]}`.
     const fields = Object.entries(value).filter(([, v]) => Array.isArray(v) && v.every((m) => typeof m === 'string'));
     if (fields.length > 0) return fields.map(([k, v]) => `${k}: ${(v as string[]).join(' ')}`).join('; ');

@@ -247,19 +247,21 @@ export class ApiClient implements ApiPort {
 
       if (outcome instanceof TransportFailure) {
         this.emit({ type: 'request', method, path });
+        // Not reached at all (DNS, refused, TLS): a later request would not reach it either.
+        const unreachable = outcome.kind === 'unsent' || outcome.kind === 'unresolved' || /^TLS failure/.test(outcome.detail);
         const replayable = outcome.kind === 'unsent' || ((outcome.kind === 'interrupted' || outcome.kind === 'timeout') && (options.idempotent ?? isIdempotent(method)));
         const notReplayed = !replayable && outcome.kind !== 'fatal' ? `; not retried: ${method} is not idempotent; the change may or may not have been applied` : '';
         if (replayable && retriesLeft) {
           const wait = backoffMs(attempt, this.random);
-          if (wait >= left()) throw this.fail('network', this.overTime(outcome.detail, attempt + 1), { method, path });
+          if (wait >= left()) throw this.fail('network', this.overTime(outcome.detail, attempt + 1), { method, path }, unreachable);
           spent += wait;
           await this.backoff(method, path, undefined, wait);
           continue;
         }
-        if (left() <= 0) throw this.fail('network', this.overTime(outcome.detail, attempt + 1) + notReplayed, { method, path });
+        if (left() <= 0) throw this.fail('network', this.overTime(outcome.detail, attempt + 1) + notReplayed, { method, path }, unreachable);
         let message = outcome.detail + notReplayed;
         if (replayable) message += gaveUp(attempt + 1);
-        throw this.fail('network', message, { method, path });
+        throw this.fail('network', message, { method, path }, unreachable);
       }
 
       const { status } = outcome;
@@ -334,8 +336,8 @@ export class ApiClient implements ApiPort {
     this.onEvent(e);
   }
 
-  private fail(code: ErrorCode, message: string, request: RequestInfo): HogsyncError {
-    return new HogsyncError(code, redact(message, this.apiKey), { request: { ...request, path: redact(request.path, this.apiKey) } });
+  private fail(code: ErrorCode, message: string, request: RequestInfo, unreachable = false): HogsyncError {
+    return new HogsyncError(code, redact(message, this.apiKey), { request: { ...request, path: redact(request.path, this.apiKey) }, unreachable });
   }
 
   private scrubbed(err: unknown, request?: RequestInfo): unknown {
@@ -343,7 +345,7 @@ export class ApiClient implements ApiPort {
     const where = request ?? err.request;
     return where === undefined
       ? new HogsyncError(err.code, redact(err.message, this.apiKey))
-      : this.fail(err.code, err.message, where);
+      : this.fail(err.code, err.message, where, err.unreachable);
   }
 }
 

@@ -14,11 +14,12 @@ export interface RawResponse {
 
 /**
  * - `unsent`: the connection could not be made; the server never saw the request.
+ * - `unresolved`: the host name does not exist (DNS answered so): asking again cannot help.
  * - `interrupted`: the connection broke after the request may have been sent.
  * - `timeout`: no complete answer in time; the server may still be working on it.
  * - `fatal`: retrying cannot help (TLS certificate, invalid request, client closed).
  */
-export type FailureKind = 'unsent' | 'interrupted' | 'timeout' | 'fatal';
+export type FailureKind = 'unsent' | 'unresolved' | 'interrupted' | 'timeout' | 'fatal';
 
 export class TransportFailure extends Error {
   constructor(readonly kind: FailureKind, readonly detail: string) {
@@ -80,7 +81,7 @@ export async function exchange(x: Exchange): Promise<RawResponse> {
   }
 }
 
-const UNSENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+const UNSENT = new Set(['ECONNREFUSED', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
 const INTERRUPTED = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 const TIMEOUT = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
@@ -98,6 +99,7 @@ const DESCRIPTION: Record<string, string> = {
 export function classify(err: unknown): TransportFailure {
   const code = errorCode(err);
   const what = code === undefined ? 'network error' : `${DESCRIPTION[code] ?? 'network error'} (${code})`;
+  if (code === 'ENOTFOUND') return new TransportFailure('unresolved', what);
   if (code !== undefined && UNSENT.has(code)) return new TransportFailure('unsent', what);
   if (code !== undefined && INTERRUPTED.has(code)) return new TransportFailure('interrupted', what);
   if (code !== undefined && TIMEOUT.has(code)) return new TransportFailure('timeout', `no complete answer in time (${code})`);

@@ -191,8 +191,10 @@ function isSensitive(kind: ResourceKind, item: DesiredItem, field: string, recor
   return kind.fields[field]?.sensitive === true || item.interpolated.includes(field) || (kind.secretFields?.(item.fields, record).includes(field) ?? false);
 }
 
+/** A sensitive value is never shown, but whether one is set is: `(sensitive)`, or null when none is. */
 function shown(value: unknown, sensitive: boolean): unknown {
-  return sensitive ? SENSITIVE : value ?? null;
+  if (value === undefined || value === null) return null;
+  return sensitive ? SENSITIVE : value;
 }
 
 function diffItem(kind: ResourceKind, scope: Scope, address: string, item: DesiredItem, record: LiveRecord | undefined):

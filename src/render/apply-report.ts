@@ -21,13 +21,20 @@ export function renderApplyText(report: ApplyReport): string {
   }
   const s = report.summary;
   const pending = s.pending ?? 0;
-  const verdict = s.failed + s.skipped + pending === 0 ? 'Apply complete' : 'Apply incomplete';
+  const verdict = s.failed + s.skipped + pending > 0 ? 'Apply incomplete' : report.unverified !== undefined ? 'Apply unverified' : 'Apply complete';
   out.push('', `${verdict}: ${s.applied} applied, ${s.failed} failed, ${s.skipped} skipped${pending > 0 ? `, ${pending} pending approval` : ''}.`);
-  if (s.failed + s.skipped > 0) out.push('Run apply again to converge what failed or was skipped.');
+  if (report.unverified !== undefined) out.push(printable(`The applied changes are unverified: ${report.unverified}. Run plan to see what the API holds now.`));
+  for (const hint of report.hints ?? []) out.push(printable(`hint: ${hint}`));
+  if (s.failed + s.skipped > 0) {
+    out.push(report.againHelps === false
+      ? 'Running apply again will not help until the causes above are fixed; then it converges.'
+      : 'Run apply again to converge what failed or was skipped.');
+  }
   if (pending > 0) out.push('Pending changes wait for an approver in the web app (never retried); once approved, a new plan shows no change for them.');
   return `${out.join('\n')}\n`;
 }
 
 export function renderApplyJson(report: ApplyReport, meta: { base_url: string; fingerprint: string }): string {
-  return `${JSON.stringify({ format_version: '1', kind: 'apply', ...meta, summary: report.summary, changes: report.outcomes, warnings: report.warnings }, null, 2)}\n`;
+  const unverified = report.unverified === undefined ? {} : { unverified: report.unverified };
+  return `${JSON.stringify({ format_version: '1', kind: 'apply', ...meta, summary: report.summary, ...unverified, changes: report.outcomes, warnings: report.warnings }, null, 2)}\n`;
 }

@@ -23,6 +23,8 @@ export interface ApplyRequest {
   safety: SafetyOptions;
   /** Asked once the plan is known to be safe and not empty; false cancels. */
   confirm(plan: Plan): Promise<boolean>;
+  /** The plan will be shown before confirmation: run the kinds' previews (a flag's blast radius) for it. */
+  showPlan?: boolean;
   /**
    * Wraps the execution, handing it the signal that interrupts it (aborting starts no more
    * changes; those in flight finish and are reported): the CLI ties it to Ctrl-C for that time.
@@ -73,7 +75,7 @@ export async function applyFiles(request: ApplyRequest, settings: ApiSettings, o
   const desired = await loadConfig(paths);
   return withClient(settings, observer, async (client) => {
     // Apply checks the safety rules with its own options below: no default-option warnings here.
-    const { result, plan } = await planWith(client, desired, settings, { kind: 'plan', previews: false, safetyWarnings: false }, observer);
+    const { result, plan } = await planWith(client, desired, settings, { kind: 'plan', previews: request.showPlan === true, safetyWarnings: false }, observer);
     if (saved && saved.fingerprint !== plan.fingerprint) {
       const items = staleItems(saved, plan);
       const named = items.length > 0 ? `: ${items.join(', ')}` : ' (no item changed: the prune settings changed, or the plan file was edited)';
@@ -116,7 +118,7 @@ async function verify(result: PlanResult, report: ApplyReport, port: ApiPort, pa
       .filter((e): e is Execution => e !== undefined);
     return verifyApplied(result, report.outcomes, await rereadApplied(port, applied, parallelism));
   } catch (err) {
-    return { notTaken: new Map(), warnings: [`could not re-read the changes to verify them: ${isHogsyncError(err) ? err.format() : String(err)}`] };
+    return { notTaken: new Map(), warnings: [], unverified: `could not re-read the changes to verify them: ${isHogsyncError(err) ? err.format() : String(err)}` };
   } finally {
     observer.onProgress?.({ type: 'verified' });
   }

@@ -18,7 +18,7 @@ import { reading, withClient, type ApiSettings, type Observer } from './session.
 
 export interface PlanRequest {
   kind: 'plan' | 'drift';
-  /** Run the kinds' previews (plan only: drift may run with a read-only key, apply has planned already). */
+  /** Run the kinds' previews (plan, and apply when it shows the plan; drift may run with a read-only key). */
   previews: boolean;
   /** Show the safety rules' refusals as warnings (plan and drift; apply checks them with its own options). */
   safetyWarnings: boolean;

@@ -1,0 +1,203 @@
+// Messages that say what to do, from the real CLI: every error body shape the API answers prints
+// its reason; 401 and 403 say what to check or change (403 by the API's own reason); a host that
+// does not resolve is named with where the base URL came from, at once (no retries); apply says
+// "run again" only where that can help, and exits 1 when its changes could not be verified.
+// Plus drift --fail-on-unmanaged, and a secret being set shown without its value.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ROOT } from './support/cli.js';
+import { inProcessSandbox, SEED_EXAMPLE, spawnSandbox, stopAllSandboxes } from './support/sandbox.js';
+import { ORG, config, workspace, type Workspace } from './support/workspace.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+const json = (body: unknown, status = 200): Handler => (_req, res) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(JSON.stringify(body)); };
+const list = (results: unknown[]) => json({ count: results.length, next: null, previous: null, results });
+
+const PROJECT = `/api/organizations/${ORG}/projects/12345/`;
+const KEY = 'phx_messages_test_key_0123456789';
+const sane: Record<string, Handler> = {
+  [`/api/organizations/${ORG}/projects/`]: list([{ id: 12345, organization: ORG, name: 'Web app' }]),
+  [PROJECT]: json({ id: 12345, organization: ORG, name: 'Web app', timezone: 'UTC' }),
+  [`/api/organizations/${ORG}/roles/`]: list([]),
+  [`/api/organizations/${ORG}/proxy_records/`]: list([]),
+  '/api/projects/12345/feature_flags/': list([]),
+};
+
+let server: Server;
+let base = '';
+let overrides: Record<string, Handler> = {};
+let ws: Workspace;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0] as string;
+    const handler = overrides[`${req.method} ${path}`] ?? overrides[path] ?? sane[path];
+    if (!handler) return json({ type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null }, 404)(req, res);
+    handler(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+beforeEach(() => {
+  overrides = {};
+  ws = workspace({ baseUrl: base, apiKey: KEY });
+  ws.write('h.yaml', config('projects:\n  - id: 12345\n    timezone: Europe/Berlin\n'));
+});
+afterEach(async () => {
+  ws.remove();
+  await stopAllSandboxes();
+});
+
+const errorLine = (stderr: string) => stderr.split('\n').find((l) => l.startsWith('error: ')) ?? '';
+const hintLine = (stderr: string) => stderr.split('\n').find((l) => l.startsWith('hint: ')) ?? '';
+
+describe('every error body shape prints its reason', () => {
+  it.each([
+    ['{type, code, detail, attr}', json({ type: 'validation_error', code: 'invalid_input', detail: 'Not a valid time zone.', attr: 'timezone' }, 400), 'GET', '→ 400: Not a valid time zone. (attr timezone)'],
+    ['{detail}', json({ detail: 'You do not have permission to perform this action.' }, 400), 'GET', '→ 400: You do not have permission to perform this action.'],
+    ['{error}', json({ error: 'Proxy records are not available on this plan' }, 400), 'GET', '→ 400: Proxy records are not available on this plan'],
+    ['{success: false, error}', json({ success: false, error: 'Record is still being provisioned' }, 400), 'GET', '→ 400: Record is still being provisioned'],
+    ['an approval body', json({ code: 'approval_required', status: 'pending', message: 'This change needs approval by a reviewer', change_request_id: 'cr_42' }, 409), 'GET', '→ 409: This change needs approval by a reviewer (change request cr_42)'],
+    ['a list of "path: message" strings', json(['filters.groups.0.properties.0: operator "between" is not valid', 'filters.groups.0.rollout_percentage: must be at most 100'], 400), 'GET', '→ 400: filters.groups.0.properties.0: operator "between" is not valid; filters.groups.0.rollout_percentage: must be at most 100'],
+    ['an empty body (405)', (_req: IncomingMessage, res: ServerResponse) => { res.writeHead(405); res.end(); }, 'GET', '→ 405: Method Not Allowed (empty body)'],
+  ] as const)('%s', async (_name, handler, method, expected) => {
+    overrides[PROJECT] = handler;
+    const r = await ws.cli(['plan', 'h.yaml']);
+    expect(r.code).toBe(1);
+    expect(errorLine(r.stderr)).toBe(`error: ${method} ${PROJECT} ${expected}`);
+  });
+});
+
+describe('401 and 403 say what to do', () => {
+  it('401: check HOGSYNC_API_KEY and the region of the base URL, naming where it came from', async () => {
+    overrides[PROJECT] = json({ type: 'authentication_error', code: 'authentication_failed', detail: 'Invalid personal API key.', attr: null }, 401);
+    const r = await ws.cli(['plan', 'h.yaml']);
+    expect(r.code).toBe(1);
+    expect(errorLine(r.stderr)).toContain('→ 401: Invalid personal API key.');
+    expect(hintLine(r.stderr)).toContain('check the personal API key in HOGSYNC_API_KEY');
+    expect(hintLine(r.stderr)).toContain(`HOGSYNC_BASE_URL=${base}`);
+    const flag = await ws.cli(['plan', 'h.yaml', '--base-url', base], { HOGSYNC_BASE_URL: undefined });
+    expect(hintLine(flag.stderr)).toContain(`--base-url ${base}`);
+  });
+
+  it.each([
+    ["API key missing required scope 'project:read'", 'add the scope project:read to the personal API key'],
+    ['You must be an organization admin to do this.', 'proxy records and roles need organization admin, most project settings need project admin'],
+    ['API key does not have access to the requested project.', 'limited to other projects or organizations'],
+    ['Your organization does not allow members to use personal API keys.', 'the organization does not allow personal API keys'],
+  ])('403 "%s": %s', async (reason, advice) => {
+    overrides[PROJECT] = json({ type: 'authentication_error', code: 'permission_denied', detail: reason, attr: null }, 403);
+    const r = await ws.cli(['plan', 'h.yaml']);
+    expect(r.code).toBe(1);
+    expect(errorLine(r.stderr)).toBe(`error: GET ${PROJECT} → 403: ${reason}`);
+    expect(hintLine(r.stderr)).toContain(advice);
+  });
+});
+
+describe('an API that cannot be reached', () => {
+  it('names the host and where the base URL came from, without retrying a name that does not resolve', async () => {
+    const started = Date.now();
+    const flag = await ws.cli(['plan', 'h.yaml', '--base-url', 'https://hogsync-test.invalid']);
+    expect(flag.code).toBe(1);
+    expect(errorLine(flag.stderr)).toContain('host not found (ENOTFOUND)');
+    expect(errorLine(flag.stderr)).not.toMatch(/gave up|attempts/);
+    expect(hintLine(flag.stderr)).toBe('hint: hogsync could not reach hogsync-test.invalid; the base URL is --base-url https://hogsync-test.invalid. Check the address and the network, then run again.');
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const env = await ws.cli(['plan', 'h.yaml'], { HOGSYNC_BASE_URL: 'https://hogsync-test.invalid' });
+    expect(hintLine(env.stderr)).toContain('the base URL is HOGSYNC_BASE_URL=https://hogsync-test.invalid.');
+  });
+});
+
+describe('apply', () => {
+  it('a change refused for a missing scope: the scope named, and no "run apply again"', async () => {
+    const sandbox = await inProcessSandbox({ seed: { organizations: [{ id: ORG, projects: [{ id: 12345, name: 'Web app' }] }], keys: [{ key: KEY, scopes: ['organization:read', 'project:read', 'feature_flag:read'] }] } });
+    const local = workspace({ baseUrl: sandbox.baseUrl, apiKey: KEY });
+    try {
+      local.write('h.yaml', config('roles:\n  - name: Engineers\n'));
+      const r = await local.cli(['apply', 'h.yaml', '--auto-approve']);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain("failed: POST /api/organizations/");
+      expect(r.stdout).toContain("→ 403: API key missing required scope 'organization:write'");
+      expect(r.stdout).toContain('hint: add the scope organization:write to the personal API key');
+      expect(r.stdout).toContain('Running apply again will not help until the causes above are fixed');
+      expect(r.stdout).not.toContain('Run apply again');
+    } finally {
+      local.remove();
+    }
+  });
+
+  it('changes that could not be re-read are unverified: exit 1, and it says so', async () => {
+    let patched = false;
+    overrides[`PATCH ${PROJECT}`] = (req, res) => { patched = true; json({ id: 12345, organization: ORG, name: 'Web app', timezone: 'Europe/Berlin' })(req, res); };
+    overrides[PROJECT] = (req, res) => (patched
+      ? json({ type: 'server_error', code: 'error', detail: 'Bad request while reading.', attr: null }, 400)(req, res)
+      : sane[PROJECT]!(req, res));
+    const r = await ws.cli(['apply', 'h.yaml', '--auto-approve']);
+    expect(patched).toBe(true);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('Apply unverified: 1 applied, 0 failed, 0 skipped.');
+    expect(r.stdout).toContain('The applied changes are unverified: could not re-read the changes to verify them');
+    patched = false;
+    const report = await ws.cli(['apply', 'h.yaml', '--auto-approve', '--format', 'json']);
+    expect(report.code).toBe(1);
+    expect(JSON.parse(report.stdout)).toMatchObject({ kind: 'apply', summary: { applied: 1 }, unverified: expect.stringContaining('could not re-read') });
+  });
+});
+
+describe('review', () => {
+  it('drift --fail-on-unmanaged exits 2 for live items no file declares', async () => {
+    const sandbox = await inProcessSandbox();
+    const local = workspace(sandbox);
+    try {
+      local.write('h.yaml', config('projects:\n  - id: 12345\n'));
+      const plain = await local.cli(['drift', 'h.yaml']);
+      expect(plain.code).toBe(0);
+      expect(plain.stdout).toContain(`project:${ORG}/12346`);
+      const strict = await local.cli(['drift', 'h.yaml', '--fail-on-unmanaged']);
+      expect(strict.code).toBe(2);
+    } finally {
+      local.remove();
+    }
+  });
+
+  it('a secret being set shows as null → (sensitive), never its value', async () => {
+    const sandbox = await inProcessSandbox();
+    const local = workspace(sandbox);
+    try {
+      local.write('h.yaml', config('projects:\n  - id: 12345\n    product_description: ${env:DESCRIPTION}\n'));
+      const r = await local.cli(['plan', 'h.yaml', '--format', 'json'], { DESCRIPTION: 'top secret words' });
+      expect(r.code, r.stderr).toBe(0);
+      const plan = JSON.parse(r.stdout) as { changes: Array<{ fields: Array<{ path: string; before: unknown; after: unknown; sensitive: boolean }> }> };
+      expect(plan.changes[0]?.fields).toEqual([{ path: 'product_description', before: null, after: '(sensitive)', sensitive: true }]);
+      const text = await local.cli(['plan', 'h.yaml'], { DESCRIPTION: 'top secret words' });
+      expect(text.stdout).toContain('product_description: null → (sensitive)');
+      expect(text.stdout + r.stdout).not.toContain('top secret words');
+    } finally {
+      local.remove();
+    }
+  });
+});
+
+describe('apply shows what matters once', () => {
+  it('shows the blast radius in the plan before it applies, and lists each change once in a log', async () => {
+    const seeded = await spawnSandbox(['--seed', SEED_EXAMPLE]);
+    const local = workspace(seeded);
+    try {
+      const r = await local.cli(['apply', `${ROOT}/examples/basic`, '--auto-approve']);
+      expect(r.code, r.stderr).toBe(0);
+      const radius = r.stdout.indexOf('blast radius: the new release conditions reach');
+      expect(radius).toBeGreaterThan(0);
+      expect(radius).toBeLessThan(r.stdout.indexOf('Apply complete'));
+      const address = `project:${ORG}/12346`;
+      const outcomeLines = (r.stdout + r.stderr).split('\n').filter((l) => l.includes(address) && /\bapplied\b/.test(l));
+      expect(outcomeLines).toHaveLength(1);
+    } finally {
+      local.remove();
+    }
+  });
+});
