@@ -4,13 +4,15 @@
 //    no run compiles the schema (ajv's compiler alone takes longer to load than a whole validate);
 //  - yaml.cjs (YAML with source positions, for file:line:col) and js-yaml.cjs (the loader's fast
 //    path, see src/config/fast-parse.ts): one file each instead of the packages' many, which
-//    saves 10 ms of `validate`'s start-up CPU, a sixth of what it costs above bare Node (README).
+//    saves 10 ms of `validate`'s start-up CPU, a sixth of what it costs above bare Node (README);
+// and beside each, the V8 code cache of it (FILE.cjs.cache), which saves about 10 ms more.
 // The bundler is rolldown (Vite's). These libraries ship only here, bundled: they are
 // devDependencies, so an install never downloads them a second time.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Script } from 'node:vm';
 import { build } from 'rolldown';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -50,6 +52,31 @@ for (const b of bundles) {
   });
 }
 rmSync(scratch, { recursive: true, force: true });
+
+// V8 code caches, recorded after exercising each bundle, so a run neither compiles nor interprets
+// them cold (src/config/compiled.ts loads them). The wrapper must match the one there byte for byte.
+const wrap = (source) => `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
+function runAndCache(name, exercise) {
+  const path = join(vendor, `${name}.cjs`);
+  const script = new Script(wrap(readFileSync(path, 'utf8')), { filename: path });
+  const mod = { exports: {} };
+  script.runInThisContext()(mod.exports, createRequire(path), mod, path, dirname(path));
+  exercise(mod.exports);
+  writeFileSync(`${path}.cache`, script.createCachedData());
+}
+const sample = readFileSync(join(root, 'examples/basic/hogsync.yaml'), 'utf8');
+runAndCache('js-yaml', (jsYaml) => jsYaml.load(sample, { schema: jsYaml.CORE_SCHEMA, listener: () => {} }));
+runAndCache('yaml', (yaml) => {
+  const lineCounter = new yaml.LineCounter();
+  for (const doc of yaml.parseAllDocuments(sample, { lineCounter, uniqueKeys: false, prettyErrors: true, strict: true })) doc.toJS();
+  lineCounter.linePos(10);
+  yaml.parseAllDocuments('a: [1\n\tb: *x\n', { lineCounter: new yaml.LineCounter(), prettyErrors: true });
+});
+runAndCache('schema-validator', (validate) => {
+  const data = require('yaml').parse(sample);
+  validate(data);
+  validate({ ...data, organization: 'nope', extra: 1, projects: [{ id: 'x', name: '', timezone: 'Mars/Base' }] });
+});
 
 /** Names, versions and licences of what a bundle holds (the full texts are in their packages). */
 function licenseBanner(packages) {

@@ -82,7 +82,7 @@ async function expectWorkingInstall(prefix: string): Promise<void> {
   // the three runtime dependencies in the package's own node_modules; nothing else is installed.
   const pkg = join(prefix, 'lib', 'node_modules', 'hogsync');
   expect(readdirSync(join(pkg, 'node_modules')).filter((n) => !n.startsWith('.')).sort()).toEqual(['commander', 'diff', 'undici']);
-  expect(readdirSync(join(pkg, 'dist', 'vendor')).sort()).toEqual(['js-yaml.cjs', 'schema-validator.cjs', 'yaml.cjs']);
+  expect(readdirSync(join(pkg, 'dist', 'vendor')).sort()).toEqual(['js-yaml.cjs', 'js-yaml.cjs.cache', 'schema-validator.cjs', 'schema-validator.cjs.cache', 'yaml.cjs', 'yaml.cjs.cache']);
   expect(existsSync(join(pkg, 'src'))).toBe(false);
   expect(existsSync(join(pkg, 'LICENSE'))).toBe(true);
 }
