@@ -1,0 +1,41 @@
+// --target addresses: globs over KIND:ORG/KEY, keys compared as their kind compares them, and
+// whether a collection's scope could hold a targeted item (so untargeted scopes are not read).
+import { describe, expect, it } from 'vitest';
+import { parseTargets } from '../src/plan/targets.js';
+
+const ORG = '0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f';
+
+describe('--target', () => {
+  it('matches exact addresses and `*` globs, `*` spanning slashes', () => {
+    const t = parseTargets(['feature_flag:*/111/*', `role:${ORG}/Engineers`]);
+    expect(t.matches(`feature_flag:${ORG}/111/new-checkout`)).toBe(true);
+    expect(t.matches(`feature_flag:${ORG}/1111/new-checkout`)).toBe(false);
+    expect(t.matches(`feature_flag:${ORG}/222/new-checkout`)).toBe(false);
+    expect(t.matches(`role:${ORG}/Engineers`)).toBe(true);
+    expect(t.matches(`role:${ORG}/Support`)).toBe(false);
+    expect(parseTargets(['feature_flag:*']).matches(`feature_flag:${ORG}/1/x`)).toBe(true);
+    expect(parseTargets(['*:*/Engineers']).matches(`role:${ORG}/Engineers`)).toBe(true);
+  });
+
+  it('compares keys as the kind does: role names ignore case, flag keys do not; organization ids ignore case', () => {
+    expect(parseTargets(['role:*/engineers']).matches(`role:${ORG}/Engineers`)).toBe(true);
+    expect(parseTargets(['feature_flag:*/111/New-Checkout']).matches(`feature_flag:${ORG}/111/new-checkout`)).toBe(false);
+    expect(parseTargets([`proxy_record:${ORG.toUpperCase()}/e.example.com`]).matches(`proxy_record:${ORG}/e.example.com`)).toBe(true);
+  });
+
+  it('knows which collections could hold a targeted item', () => {
+    const t = parseTargets(['feature_flag:*/111/new-checkout']);
+    expect(t.couldMatchUnder(`feature_flag:${ORG}/111/`)).toBe(true);
+    expect(t.couldMatchUnder(`feature_flag:${ORG}/222/`)).toBe(false);
+    expect(t.couldMatchUnder(`role:${ORG}/`)).toBe(false);
+    expect(t.couldMatchUnder(`project:${ORG}/`)).toBe(false);
+    expect(parseTargets(['*']).couldMatchUnder(`role:${ORG}/`)).toBe(true);
+    expect(parseTargets(['role:*/Eng*']).couldMatchUnder(`role:${ORG}/`)).toBe(true);
+  });
+
+  it('refuses what cannot be an address, with a one-line example', () => {
+    for (const bad of ['', 'Engineers', 'roles:*/Engineers', 'flag:1/x', 'role:Engineers', 'role:\u0000/x']) {
+      expect(() => parseTargets([bad]), bad).toThrow(/--target .*(not an address|expected KIND:ORG\/KEY)/);
+    }
+  });
+});
