@@ -1,6 +1,8 @@
 // Many projects from one definition, end to end: the real CLI against a sandbox seeded with
 // examples/environments (dev, staging and prod of one product).
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 import { api, inProcessSandbox, stopAllSandboxes, ROOT } from './support/sandbox.js';
@@ -64,6 +66,25 @@ describe('examples/environments against the sandbox', () => {
       return list.results.find((f) => f.key === 'new-checkout')!.filters.groups[0]!.rollout_percentage;
     };
     expect([await rollout(2001), await rollout(2002), await rollout(2003)]).toEqual([100, 100, 10]);
+  });
+
+  it('exports several projects with shared definitions, and that file plans empty', async () => {
+    expect((await ws.cli(['apply', ...FILES, '--auto-approve'])).code).toBe(0);
+    const exported = await ws.cli(['export', '--organization', ORG, '--project', '2001', '--project', '2002', '--project', '2003', '--shared', '--out', 'shared.yaml']);
+    expect(exported.code).toBe(0);
+    expect(exported.stderr).toContain('Exported 3 projects, 0 proxy records, 0 roles, 9 feature flags to shared.yaml');
+    const doc = parse(readFileSync(ws.path('shared.yaml'), 'utf8')) as { feature_flags: Record<string, unknown>[]; projects: { id: number; feature_flags?: { key: string }[] }[] };
+    // Flags of one key in several projects are declared once; a flag only prod has stays under prod.
+    expect(doc.feature_flags.map((f) => f.key)).toEqual(['dark-mode', 'new-checkout', 'pricing-page-v2']);
+    expect(doc.projects.map((p) => [p.id, (p.feature_flags ?? []).map((f) => f.key)])).toEqual([[2001, []], [2002, []], [2003, ['holiday-banner']]]);
+    const [dark, checkout, pricing] = doc.feature_flags as [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>];
+    expect(dark).toMatchObject({ projects: [2001, 2002], name: 'Dark mode' });
+    expect(checkout).not.toHaveProperty('projects');
+    expect(checkout).toMatchObject({ filters: { groups: [{ properties: [], rollout_percentage: 100 }] }, overrides: { 2003: { filters: { groups: [{ properties: [], rollout_percentage: 10 }] } } } });
+    expect(pricing).toMatchObject({ active: false, overrides: { 2001: { active: true } } });
+    const replan = await ws.cli(['plan', 'shared.yaml', '--detailed-exitcode']);
+    expect(replan.stdout).toContain('No changes.');
+    expect(replan.code).toBe(0);
   });
 
   it('validates the example offline and counts the expanded flags', async () => {

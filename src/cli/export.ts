@@ -16,7 +16,7 @@ export async function run(_args: string[], opts: Record<string, unknown>): Promi
   const organization = organizationOption(opts.organization);
   const projects = projectOptions(opts.project);
   const settings = apiSettings(opts);
-  const result = await exportWorkspace({ organization, projects }, settings, terminalObserver(opts));
+  const result = await exportWorkspace({ organization, projects, shared: opts.shared === true }, settings, terminalObserver(opts));
   const out = typeof opts.out === 'string' ? opts.out : undefined;
   if (out) await writeOutFile(out, result.text);
   else process.stdout.write(result.text);

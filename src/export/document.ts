@@ -9,6 +9,7 @@ import type { LiveState } from '../plan/live.js';
 import { labelOf, type KindName, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
 import { addressOf } from '../plan/types.js';
+import { shareChildren } from './shared.js';
 import { escapeInterpolation, exportedValue } from './values.js';
 import { VariableNamer } from './variables.js';
 import { renderYaml, type LocatedItem } from './yaml.js';
@@ -22,6 +23,8 @@ export interface ExportOptions {
   validate: SchemaValidator;
   /** The kinds to export (default: every registered kind). */
   kinds?: Kinds;
+  /** Declare items several projects hold once, at the organization level (`export --shared`). */
+  shared?: boolean;
 }
 
 export interface ExportVariable { name: string; address: string; field: string }
@@ -171,6 +174,11 @@ export function exportDocument(live: LiveState, options: ExportOptions): ExportR
   const groups: Group[] = kinds.filter((k) => k.parent === 'organization')
     .map((kind) => ({ kind, entries: entriesOf(live, kind, { organization, project: null }, kinds) }));
   dropInvalid(organization, groups, options.validate);
+  // Counted as items (one flag per project), before --shared declares some of them once.
+  const exported = allEntries(groups);
+  const counts = kinds.map((kind) => ({ kind: kind.name, count: exported.filter((e) => e.kind === kind && !e.dropped).length }));
+  const shared = options.shared ? shareChildren(groups, organization, (e) => e as Entry, kinds) : [];
+  groups.push(...shared);
 
   const entries = allEntries(groups);
   const namer = new VariableNamer();
@@ -203,12 +211,12 @@ export function exportDocument(live: LiveState, options: ExportOptions): ExportR
       `yaml-language-server: $schema=${options.schemaId}`,
       `Organization ${organization}, exported by \`hogsync export\`. Every field written here is managed:`,
       'remove the ones hogsync should leave alone. Nothing is deleted unless `prune` or `ensure: absent` says so.',
+      ...(shared.length > 0 ? ['Items several projects hold are declared once, at the top level, with `overrides` where a project differs.'] : []),
       ...dropped,
     ],
     notesOf: (entry) => entry.notes,
     secretsOf: (entry) => entry.secrets,
   });
-  const counts = kinds.map((kind) => ({ kind: kind.name, count: entries.filter((e) => e.kind === kind && !e.dropped).length }));
   const warnings = entries.flatMap((e) => e.notes.map((n) => `${label(e)}: ${n}`));
   return { text, variables, warnings, counts };
 }

@@ -11,10 +11,12 @@ export interface ExportRequest {
   organization: string;
   /** Ids of the projects to export; none: all of them. */
   projects: number[];
+  /** Declare flags several projects hold once, at the organization level. */
+  shared?: boolean;
 }
 
 export async function exportWorkspace(request: ExportRequest, settings: ApiSettings, observer: Observer = {}): Promise<ExportResult> {
   const live = await withClient(settings, observer, (client) =>
     reading(client, 'workspace', observer, () => readWorkspace(client, request.organization, request.projects, settings.parallelism)));
-  return exportDocument(live, { organization: request.organization, schemaId: schemaDocument().$id, validate: loadSchemaValidator() });
+  return exportDocument(live, { organization: request.organization, schemaId: schemaDocument().$id, validate: loadSchemaValidator(), shared: request.shared === true });
 }
