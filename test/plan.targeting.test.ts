@@ -1,7 +1,7 @@
 // --target addresses: globs over KIND:ORG/KEY, keys compared as their kind compares them, and
 // whether a collection's scope could hold a targeted item (so untargeted scopes are not read).
 import { describe, expect, it } from 'vitest';
-import { parseTargets } from '../src/plan/targets.js';
+import { parseTargets } from '../src/plan/targeting.js';
 
 const ORG = '0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f';
 
