@@ -3,7 +3,7 @@
 // shared.e2e.test.ts proves that such a file plans empty against the sandbox.
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { liveStateOf, type LiveCollection } from '../src/api/live-state.js';
+import { liveStateOf, type LiveCollection } from '../src/plan/live.js';
 import { loadSchemaValidator } from '../src/config/compiled.js';
 import { exportDocument } from '../src/export/document.js';
 import { kindByName } from '../src/resources/registry.js';
