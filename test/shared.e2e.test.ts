@@ -15,7 +15,7 @@ let sandbox: SandboxHandle;
 let ws: Workspace;
 
 beforeEach(async () => {
-  sandbox = await inProcessSandbox({ seed: join(EXAMPLE, 'sandbox-seed.yaml') });
+  sandbox = await inProcessSandbox({ seed: join(EXAMPLE, 'sandbox/seed.yaml') });
   ws = workspace(sandbox);
 });
 afterEach(async () => {

@@ -5,12 +5,12 @@ import { driftFiles } from '../usecases/drift.js';
 import { printable } from '../util/printable.js';
 import { writeOutFile } from '../util/out-file.js';
 import { terminalObserver } from './context.js';
-import { apiSettings } from './options.js';
+import { apiSettings, targetOptions } from './options.js';
 import { useColor } from './output.js';
 
 export async function run(args: string[], opts: Record<string, unknown>): Promise<number> {
   const settings = apiSettings(opts);
-  const { plan } = await driftFiles(args, settings, terminalObserver(opts));
+  const { plan } = await driftFiles(args, settings, terminalObserver(opts), targetOptions(opts));
   const format = String(opts.format ?? 'text');
   const toFile = typeof opts.out === 'string';
   const report = renderPlan(plan, format, { color: !toFile && useColor(opts) });

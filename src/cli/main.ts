@@ -94,11 +94,15 @@ Every error of every file is printed as file:line:col: message. Exit 0 valid, 1 
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
     .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when none')
     .option('--attribute', 'say who changed each live value the plan changes, and when (reads the activity log: one request per changed item)')
+    .option('--target <address>', 'limit to items matching KIND:ORG/KEY (repeatable; * matches anything), e.g. feature_flag:*/111/*', collect, [])
+    .option('--changed-since <git-ref>', 'limit to items whose declarations differ from the files at this git revision')
     .addHelpText('after', `
 Examples:
   $ hogsync plan config/
   $ hogsync plan config/ --out plan.json --format markdown > plan.md
-  $ hogsync plan config/ --detailed-exitcode || [ $? -eq 2 ]`)
+  $ hogsync plan config/ --detailed-exitcode || [ $? -eq 2 ]
+  $ hogsync plan config/ --target 'feature_flag:*/111/*' --target 'role:*/Engineers'
+  $ hogsync plan config/ --changed-since origin/main --out plan.json   # only what a pull request changes`)
     .action(verb('plan'));
 
   withCommon(program.command('apply').argument('[paths...]', 'files or directories (default hogsync.yaml)'))
@@ -108,6 +112,7 @@ Examples:
     .option('--allow-delete <kind/key>', 'allow deleting this item, e.g. project/777 (repeatable)', collect, [])
     .option('--max-delete-percent <n>', 'refuse to delete more than this share of one kind', String(DEFAULT_MAX_DELETE_PERCENT))
     .addOption(new Option('--format <format>', 'report format').choices(['text', 'json']).default('text'))
+    .option('--target <address>', 'limit to items matching KIND:ORG/KEY (repeatable; * matches anything), e.g. feature_flag:*/111/*', collect, [])
     .addHelpText('after', `
 Examples:
   $ hogsync apply config/                       # asks before changing anything
@@ -120,6 +125,8 @@ Examples:
     .addOption(new Option('--format <format>', 'report format').choices(['text', 'json', 'markdown', 'junit']).default('text'))
     .option('--out <file>', 'write the report to a file')
     .option('--fail-on-unmanaged', 'exit 2 also when live items exist that no file declares')
+    .option('--target <address>', 'limit to items matching KIND:ORG/KEY (repeatable; * matches anything), e.g. feature_flag:*/111/*', collect, [])
+    .option('--changed-since <git-ref>', 'limit to items whose declarations differ from the files at this git revision')
     .addHelpText('after', `
 Examples:
   $ hogsync drift config/

@@ -121,3 +121,9 @@ export function optionalString(opts: Record<string, unknown>, name: string): str
   const v = opts[name];
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
+
+/** `--target` (repeatable) and `--changed-since`, as the plan use cases take them. */
+export function targetOptions(opts: Record<string, unknown>): { addresses: string[]; changedSince?: string } {
+  const addresses = Array.isArray(opts.target) ? opts.target.map(String) : [];
+  return { addresses, ...(opts.changedSince !== undefined ? { changedSince: String(opts.changedSince) } : {}) };
+}

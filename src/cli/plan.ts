@@ -5,7 +5,7 @@ import { planFiles } from '../usecases/plan.js';
 import { printable } from '../util/printable.js';
 import { writeOutFile } from '../util/out-file.js';
 import { terminalObserver } from './context.js';
-import { apiSettings } from './options.js';
+import { apiSettings, targetOptions } from './options.js';
 import { useColor } from './output.js';
 
 export async function run(args: string[], opts: Record<string, unknown>): Promise<number> {
@@ -14,7 +14,7 @@ export async function run(args: string[], opts: Record<string, unknown>): Promis
     kind: 'plan', previews: true, safetyWarnings: true,
     // --attribute: who set each live value the plan changes (off by default: plans run on every pull request).
     attribution: opts.attribute === true,
-  }, terminalObserver(opts));
+  }, terminalObserver(opts), targetOptions(opts));
   if (typeof opts.out === 'string') await writeOutFile(opts.out, renderJson(plan));
   const format = String(opts.format ?? 'text');
   process.stdout.write(renderPlan(plan, format, { color: useColor(opts) }));

@@ -177,7 +177,9 @@ export function exportDocument(live: LiveState, options: ExportOptions): ExportR
   // Counted as items (one flag per project), before --shared declares some of them once.
   const exported = allEntries(groups);
   const counts = kinds.map((kind) => ({ kind: kind.name, count: exported.filter((e) => e.kind === kind && !e.dropped).length }));
-  const shared = options.shared ? shareChildren(groups, organization, (e) => e as Entry, kinds) : [];
+  const shared = options.shared
+    ? shareChildren(groups, organization, (base, from) => ({ ...base, record: from.record, children: [], secrets: [] }), kinds)
+    : [];
   groups.push(...shared);
 
   const entries = allEntries(groups);

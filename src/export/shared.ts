@@ -19,7 +19,6 @@ export interface ShareableEntry {
   children: { kind: ResourceKind; entries: ShareableEntry[] }[];
   notes: string[];
   dropped: boolean;
-  secrets: Map<string, string>;
 }
 
 export interface SharedGroup<E extends ShareableEntry> { kind: ResourceKind; entries: E[] }
@@ -56,7 +55,7 @@ function commonValue(values: readonly unknown[], allowed: (v: unknown) => boolea
 export function shareChildren<E extends ShareableEntry>(
   groups: SharedGroup<E>[],
   organization: string,
-  make: (base: ShareableEntry) => E,
+  make: (base: ShareableEntry, from: E) => E,
   kinds: Kinds = KINDS,
 ): SharedGroup<E>[] {
   const out: SharedGroup<E>[] = [];
@@ -111,8 +110,8 @@ export function shareChildren<E extends ShareableEntry>(
         };
         const key = kind.displayKey(identity);
         shared.push(make({
-          kind, key: `*/${key}`, address: `${kind.name}:${organization}/*/${key}`, data, children: [], notes: [], dropped: false, secrets: new Map(),
-        }));
+          kind, key: `*/${key}`, address: `${kind.name}:${organization}/*/${key}`, data, children: [], notes: [], dropped: false,
+        }, first));
         for (const { parent, child } of members) {
           for (const group of parent.children) group.entries = group.entries.filter((e) => e !== child);
         }

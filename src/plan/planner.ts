@@ -8,14 +8,22 @@ import { KINDS, kindByName, type Kinds } from '../resources/registry.js';
 import type { LiveState } from './live.js';
 import { canonicalJson, dropServerKeys, mergedUpdate, RULES, sameField, serverKeysOf } from './normalize.js';
 import {
-  addressOf, SENSITIVE, type Change, type Execution, type FieldChange, type ManagedItem, type Plan, type PlanResult, type UnmanagedItem,
+  addressOf, SENSITIVE, type Change, type Execution, type FieldChange, type ManagedItem, type Plan, type PlanResult, type PlanTargets, type UnmanagedItem,
 } from './types.js';
+import { declaredAt } from '../config/shared.js';
+import type { FilePosition } from '../errors.js';
+import { targetsOfPlan } from './targeting.js';
 
 export interface PlanOptions {
   baseUrl: string;
   kind?: 'plan' | 'drift';
   /** The kinds to plan (default: every registered kind), parents before their children. */
   kinds?: Kinds;
+  /**
+   * Limit the plan to the items these match (`--target`, `--changed-since`): others are not
+   * planned, listed or pruned, only counted; the live records read still count for safety.
+   */
+  targets?: Omit<PlanTargets, 'left_out'>;
 }
 
 // One-shot hashing: it runs once per managed item.
@@ -34,6 +42,8 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
   const liveCounts = new Map<string, number>();
   const missing: DesiredItem[] = [];
   let unchanged = 0;
+  const targets = options.targets ? targetsOfPlan(options.targets) : undefined;
+  let leftOut = 0;
 
   for (const org of desired.organizations) {
     const itemsByScope = groupBy(org.items, (i) => `${i.kind}|${i.project ?? ''}`);
@@ -57,9 +67,16 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
         const matched = new Set<LiveRecord>();
         const items = itemsByScope.get(`${kind.name}|${scope.project ?? ''}`) ?? [];
         for (const item of items) {
-          const record = byMatch.get(kind.matchKey(item.key));
-          if (record) matched.add(record);
           const address = addressOf(kind.name, org.id, itemKey(scope, item.key));
+          if (targets && !targets.matches(address)) {
+            leftOut++;
+            // Its live record is its own, not an unmanaged one (were it read).
+            const own = byMatch.get(kind.matchKey(item.key));
+            if (own) matched.add(own);
+            continue;
+          }
+          const record = findRecord(kind, scope, item, byMatch);
+          if (record) matched.add(record);
           managed.push({ address, digest: itemDigest(kind, address, item, record) });
           const change = diffItem(kind, scope, address, item, record);
           if (change === 'missing') missing.push(item);
@@ -73,9 +90,14 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
           if (matched.has(record)) continue;
           const key = kind.displayKey(record[kind.identityField]);
           const address = addressOf(kind.name, org.id, itemKey(scope, key));
+          if (targets && !targets.matches(address)) continue;
           if (kind.prunable && org.prune[kind.configKey] === true) {
             managed.push({ address, digest: itemDigest(kind, address, undefined, record) });
-            changes.push({ address, kind: kind.name, organization: org.id, project: scope.project, key: itemKey(scope, key), action: 'delete', fields: [] });
+            const pruneAt = org.pruneAt?.[kind.configKey];
+            changes.push({
+              address, kind: kind.name, organization: org.id, project: scope.project, key: itemKey(scope, key), action: 'delete', fields: [],
+              ...(pruneAt ? { declared_at: [formatAt(pruneAt)] } : {}),
+            });
             executions.set(address, { kind, scope, identity: key, id: kind.liveId(record), values: {}, live: record });
           } else {
             unmanaged.push({ address, kind: kind.name, organization: org.id, key: itemKey(scope, key) });
@@ -112,7 +134,9 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
     unmanaged,
     warnings: [],
     managed: managed.sort(byAddress),
+    ...(options.targets ? { targets: { ...options.targets, left_out: leftOut } } : {}),
   };
+  if (options.targets) plan.fingerprint = fingerprintOf(managed, desired, options.targets);
   return { plan, executions, liveCounts };
 }
 
@@ -201,9 +225,10 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
   { change: Change; execution: Execution } | 'missing' | null {
   const base = { address, kind: kind.name, organization: item.organization, project: item.project, key: itemKey(scope, item.key) };
   const target = { kind, scope, identity: item.key };
+  const at = (fields?: readonly string[]) => ({ declared_at: declaredAt(item, fields).map(formatAt) });
   if (item.ensure === 'absent') {
     if (!record) return null;
-    return { change: { ...base, action: 'delete', fields: [] }, execution: { ...target, id: kind.liveId(record), values: {}, live: record } };
+    return { change: { ...base, action: 'delete', fields: [], ...at([]) }, execution: { ...target, id: kind.liveId(record), values: {}, live: record } };
   }
   const declared = withIdentity(kind, item);
   if (!record) {
@@ -213,11 +238,19 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
       return { path, before: null, after: shown(after, sensitive), sensitive };
     });
     const values = kind.completeValues ? { ...item.fields, ...kind.completeValues(item.fields, undefined) } : item.fields;
-    return { change: { ...base, action: 'create', fields }, execution: { ...target, id: null, values } };
+    return { change: { ...base, action: 'create', fields, ...at() }, execution: { ...target, id: null, values } };
   }
   const fields: FieldChange[] = [];
   const values: Record<string, unknown> = {};
+  // Renamed in place (renamed_from): the identity changes with the other fields, by one PATCH.
+  const liveKey = kind.displayKey(record[kind.identityField]);
+  const renamed = kind.matchKey(liveKey) !== kind.matchKey(item.key) ? liveKey : undefined;
+  if (renamed !== undefined) {
+    fields.push({ path: kind.identityField, before: liveKey, after: item.key, sensitive: false });
+    values[kind.identityField] = item.key;
+  }
   for (const [path, after] of Object.entries(declared)) {
+    if (renamed !== undefined && path === kind.identityField) continue;
     const spec = kind.fields[path];
     if (!spec) continue;
     if (sameField(kind, path, after, record[path])) continue;
@@ -228,7 +261,8 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
   }
   if (fields.length === 0) return null;
   const complete = kind.completeValues ? { ...values, ...kind.completeValues(values, record) } : values;
-  return { change: { ...base, action: 'update', fields }, execution: { ...target, id: kind.liveId(record), values: complete, live: record } };
+  const change: Change = { ...base, action: 'update', fields, ...at(fields.map((f) => f.path)), ...(renamed !== undefined ? { renamed_from: renamed } : {}) };
+  return { change, execution: { ...target, id: kind.liveId(record), values: complete, live: record } };
 }
 
 /**
@@ -263,9 +297,34 @@ function itemDigest(kind: ResourceKind, address: string, item: DesiredItem | und
   return sha256(text).slice(0, 16);
 }
 
-function fingerprintOf(managed: ManagedItem[], desired: DesiredState): string {
+function fingerprintOf(managed: ManagedItem[], desired: DesiredState, targets?: Omit<PlanTargets, 'left_out'>): string {
   // Already sorted by computePlan; sorting again keeps the fingerprint independent of callers.
   const items = [...managed].sort(byAddress).map((m) => [m.address, m.digest]);
   const prune = desired.organizations.map((o) => [o.id, o.prune]);
-  return `sha256:${sha256(canonicalJson({ items, prune }))}`;
+  // A targeted plan stands for its targets too: applied with others, it would be another plan.
+  const scope = targets ? { targets: targets.addresses, derived: targets.changed_since?.derived.map((d) => d.address) ?? null } : {};
+  return `sha256:${sha256(canonicalJson({ items, prune, ...scope }))}`;
+}
+
+const formatAt = (p: FilePosition) => `${p.file}:${p.line}:${p.col}`;
+
+/**
+ * The live record a declared item stands for: the one with its identity, or, for an item
+ * `renamed_from` another identity that only the old one holds live, the old one (renamed in
+ * place when the kind allows it). Both live is an error naming both; neither, a create.
+ */
+function findRecord(kind: ResourceKind, scope: Scope, item: DesiredItem, byMatch: ReadonlyMap<string, LiveRecord>): LiveRecord | undefined {
+  const record = byMatch.get(kind.matchKey(item.key));
+  if (item.renamedFrom === undefined || item.ensure !== 'present') return record;
+  const old = byMatch.get(kind.matchKey(item.renamedFrom));
+  if (!old || old === record) return record;
+  const label = labelOf(kind);
+  if (record) {
+    throw new HogsyncError('config', `${label} "${itemKey(scope, item.key)}" has renamed_from: "${item.renamedFrom}", but both are live `
+      + `(ids ${String(kind.liveId(old))} and ${String(kind.liveId(record))}): remove renamed_from, or delete one of them first`, { position: item.position });
+  }
+  if (!kind.renamable) {
+    throw new HogsyncError('config', `${label} items cannot be renamed in place: remove renamed_from`, { position: item.position });
+  }
+  return old;
 }

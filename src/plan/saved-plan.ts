@@ -2,7 +2,7 @@
 // naming what changed when it no longer matches the files and the live workspace.
 import { HogsyncError } from '../errors.js';
 import { canonicalJson } from './normalize.js';
-import type { Change, ManagedItem, Plan, PlanSummary } from './types.js';
+import type { Change, ManagedItem, Plan, PlanSummary, PlanTargets } from './types.js';
 
 export interface SavedPlan {
   fingerprint: string;
@@ -11,6 +11,8 @@ export interface SavedPlan {
   managed: ManagedItem[];
   changes: Change[];
   summary: Partial<PlanSummary>;
+  /** The targets the plan was made with: apply re-plans with the same (its fingerprint covers them). */
+  targets?: Omit<PlanTargets, 'left_out'>;
 }
 
 const ACTIONS = new Set(['create', 'update', 'delete']);
@@ -35,10 +37,26 @@ export function parseSavedPlan(text: string, file: string): SavedPlan {
   const wrong = p.changes.findIndex((c) => !isChange(c));
   if (wrong >= 0) throw bad(`changes[${wrong}] is not a change (address, kind, organization, project, key, action, fields)`);
   if (p.summary === null || typeof p.summary !== 'object' || Array.isArray(p.summary)) throw bad('summary is missing');
+  const targets = p.targets === undefined ? undefined : savedTargets(p.targets);
+  if (targets === null) throw bad('targets must be {addresses: [...], changed_since?: {revision, commit, derived: [{address, reason}]}}');
   return {
     fingerprint: p.fingerprint, base_url: p.base_url, sources: p.sources as string[], managed: p.managed as ManagedItem[],
-    changes: p.changes as Change[], summary: p.summary as Partial<PlanSummary>,
+    changes: p.changes as Change[], summary: p.summary as Partial<PlanSummary>, ...(targets ? { targets } : {}),
   };
+}
+
+/** A saved plan's targets, or null when they are malformed. */
+function savedTargets(v: unknown): Omit<PlanTargets, 'left_out'> | null {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return null;
+  const t = v as Record<string, unknown>;
+  const strings = (x: unknown): x is string[] => Array.isArray(x) && x.every((s) => typeof s === 'string');
+  if (!strings(t.addresses)) return null;
+  if (t.changed_since === undefined) return { addresses: t.addresses };
+  const c = t.changed_since as Record<string, unknown> | null;
+  if (c === null || typeof c !== 'object' || typeof c.revision !== 'string' || typeof c.commit !== 'string' || !Array.isArray(c.derived)) return null;
+  const derived = c.derived as unknown[];
+  if (!derived.every((d) => d !== null && typeof d === 'object' && typeof (d as { address?: unknown }).address === 'string' && typeof (d as { reason?: unknown }).reason === 'string')) return null;
+  return { addresses: t.addresses, changed_since: { revision: c.revision, commit: c.commit, derived: derived as { address: string; reason: string }[] } };
 }
 
 function isChange(v: unknown): v is Change {

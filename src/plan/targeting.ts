@@ -123,3 +123,20 @@ function closure(glob: string, states: Set<number>): Set<number> {
   }
   return out;
 }
+
+/** Matches only what every one of the sets matches (`--target` together with `--changed-since`). */
+export function allOf(sets: readonly TargetSet[]): TargetSet {
+  return {
+    targets: sets.flatMap((s) => s.targets),
+    matches: (address) => sets.every((s) => s.matches(address)),
+    couldMatchUnder: (prefix) => sets.every((s) => s.couldMatchUnder(prefix)),
+  };
+}
+
+/** The targets a plan records (`Plan.targets`), as a set: what apply --plan re-plans with. */
+export function targetsOfPlan(targets: { addresses: readonly string[]; changed_since?: { derived: readonly { address: string }[] } }): TargetSet {
+  const sets: TargetSet[] = [];
+  if (targets.addresses.length > 0) sets.push(parseTargets(targets.addresses));
+  if (targets.changed_since) sets.push(targetSet(targets.changed_since.derived.map((d) => derivedTarget(d.address))));
+  return allOf(sets);
+}

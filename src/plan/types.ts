@@ -32,6 +32,29 @@ export interface Change extends ChangeAnnotations {
   fields: FieldChange[];
   /** Drift attribution: the newest change of this item's drifted fields (else of the item), from the activity log. */
   attribution?: Attribution;
+  /**
+   * Where the line that caused the change is (`file:line:col`): the item's declaration, then
+   * where its changed fields came from when that is elsewhere (an override, `defaults`); for a
+   * delete by prune, the `prune` setting. Advice for reviewers: not part of the fingerprint.
+   */
+  declared_at?: string[];
+  /** The live item's previous identity, when the change renames it in place (`renamed_from`). */
+  renamed_from?: string;
+}
+
+/** What a targeted plan (`--target`, `--changed-since`) is limited to. */
+export interface PlanTargets {
+  /** The `--target` addresses given (globs), if any. */
+  addresses: string[];
+  /** What `--changed-since` derived, if it was given. */
+  changed_since?: {
+    revision: string;
+    commit: string;
+    /** The addresses and scopes whose declarations differ, and why. */
+    derived: { address: string; reason: string }[];
+  };
+  /** Declared items the targets leave out (not read, not planned). */
+  left_out: number;
 }
 
 export interface UnmanagedItem {
@@ -60,6 +83,8 @@ export interface Plan {
   unmanaged: UnmanagedItem[];
   warnings: string[];
   managed: ManagedItem[];
+  /** Present when the plan is targeted: it covers only the items these match. */
+  targets?: PlanTargets;
 }
 
 /** What apply needs to carry out one change; never serialized (it holds real, secret values). */

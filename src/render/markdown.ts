@@ -3,6 +3,7 @@
 import type { Change, Plan } from '../plan/types.js';
 import {
   blastRadiusLine, closingLine, describedField, fieldAttribution, inline, itemAttribution, lineDiff, needsLineDiff, printable, SYMBOL,
+  declaredLine, targetsLine,
 } from './values.js';
 
 const ACTION_WORD = { create: 'create', update: 'update', delete: 'delete' } as const;
@@ -50,6 +51,8 @@ function changeSection(plan: Plan, change: Change): string {
   const n = change.fields.length;
   const detail = change.action === 'update' ? ` (${n} field${n === 1 ? '' : 's'})` : '';
   const out = ['<details>', `<summary><code>${SYMBOL[change.action]} ${ACTION_WORD[change.action]}</code> <b>${escapeHtml(printable(change.address))}</b>${detail}</summary>`, ''];
+  const declared = declaredLine(change);
+  if (declared) out.push(`<sub>${escapeHtml(printable(declared))}</sub>`, '');
   const body = changeBody(plan, change).join('\n');
   if (body) {
     const f = fence(body);
@@ -80,6 +83,7 @@ export function renderMarkdown(plan: Plan, maxChars: number = MARKDOWN_MAX_CHARS
     '',
     `${closingLine(plan)}`,
     '',
+    ...(targetsLine(plan) ? [`> ${escapeHtml(printable(targetsLine(plan) as string))}`, ''] : []),
     '| create | update | delete | unchanged | unmanaged |',
     '|---:|---:|---:|---:|---:|',
     `| ${s.create} | ${s.update} | ${s.delete} | ${s.unchanged} | ${s.unmanaged} |`,

@@ -3,6 +3,7 @@
 import type { Plan } from '../plan/types.js';
 import {
   blastRadiusLine, closingLine, describedField, fieldAttribution, fieldHeading, inline, itemAttribution, lineDiff, needsLineDiff, printable, SYMBOL,
+  declaredLine, targetsLine,
 } from './values.js';
 
 const COLORS = { '+': '\u001b[32m', '-': '\u001b[31m', '~': '\u001b[33m', '!': '\u001b[33m', dim: '\u001b[2m', bold: '\u001b[1m' } as const;
@@ -11,11 +12,15 @@ const RESET = '\u001b[0m';
 export function renderText(plan: Plan, options: { color: boolean }): string {
   const paint = (style: keyof typeof COLORS, text: string) => (options.color ? `${COLORS[style]}${text}${RESET}` : text);
   const out: string[] = [];
+  const targeted = targetsLine(plan);
+  if (targeted) out.push(paint('dim', printable(targeted)), '');
   if (plan.changes.length > 0) {
     out.push(plan.kind === 'drift' ? `Live state on ${plan.base_url} has drifted from the configuration:` : `hogsync will make these changes on ${plan.base_url}:`, '');
     for (const change of plan.changes) {
       const symbol = SYMBOL[change.action];
       out.push(`  ${paint(symbol, `${symbol} ${printable(change.address)}`)}${change.action === 'delete' ? paint('dim', ' (delete)') : ''}`);
+      const declared = declaredLine(change);
+      if (declared) out.push(`      ${paint('dim', `# ${printable(declared)}`)}`);
       const item = itemAttribution(change);
       if (item) out.push(`      ${paint('dim', item)}`);
       const diff = (before: unknown, after: unknown, indent: string): void => {

@@ -123,3 +123,25 @@ export function itemAttribution(change: Change): string | undefined {
   if (!change.attribution || change.fields.some((f) => f.attribution)) return undefined;
   return printable(attributionText(change.attribution, true));
 }
+
+/** Where a change's declaration is (`declared at flags.yaml:8:5, flags.yaml:17:9`), and a rename. */
+export function declaredLine(change: Change): string | undefined {
+  const parts: string[] = [];
+  if (change.declared_at && change.declared_at.length > 0) parts.push(`declared at ${change.declared_at.join(', ')}`);
+  if (change.renamed_from !== undefined) parts.push(`renamed in place from ${JSON.stringify(change.renamed_from)}`);
+  return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
+/** What a targeted plan covers, and how much it left out; undefined for a whole plan. */
+export function targetsLine(plan: Plan): string | undefined {
+  const t = plan.targets;
+  if (!t) return undefined;
+  const limits: string[] = [];
+  if (t.changed_since) {
+    const n = t.changed_since.derived.length;
+    limits.push(`what changed since ${t.changed_since.revision} (${t.changed_since.commit.slice(0, 12)}): ${n === 0 ? 'nothing' : t.changed_since.derived.map((d) => d.address).join(', ')}`);
+  }
+  if (t.addresses.length > 0) limits.push(`items matching ${t.addresses.join(', ')}`);
+  const left = `${t.left_out} declared item${t.left_out === 1 ? '' : 's'} left out`;
+  return `Targeted ${plan.kind === 'drift' ? 'report' : 'plan'}: only ${limits.join(', and ')}; ${left}.`;
+}

@@ -35,6 +35,7 @@ export const featureFlag: ResourceKind = {
   parent: 'project',
   read: 'list',
   canCreate: true,
+  renamable: true,
   get fields() { return fields(); },
   // Inside `filters`: defaults the API fills in when a file leaves them out (ignored while
   // empty), and values it computes (always ignored).

@@ -142,6 +142,11 @@ export interface ResourceKind {
   readonly canCreate: boolean;
   /** Why a missing item cannot be created, for the error naming it ("adopted by id, never created"). */
   readonly notCreated?: string;
+  /**
+   * Whether an item declared with `renamed_from` may take over the live item of its old
+   * identity: one PATCH of the identity field, same id (a role keeps its members, a flag its history).
+   */
+  readonly renamable?: boolean;
   /** A delete of this kind is refused unless the command line names the item (`--allow-delete KIND/KEY`). */
   readonly deleteNeedsAllow?: boolean;
   /** Managed fields (everything writable but the identity), usually from the JSON Schema. */

@@ -15,6 +15,7 @@ export const role: ResourceKind = {
   parent: 'organization',
   read: 'list',
   canCreate: true,
+  renamable: true,
   get fields() { return fields(); },
   createStatuses: [200, 201],
   deleteStatuses: [200, 204],

@@ -12,6 +12,7 @@ import { safetyViolations, type SafetyOptions, type SafetyViolation } from '../p
 import type { Execution, Plan, PlanResult } from '../plan/types.js';
 import type { ApiPort } from '../http/port.js';
 import { rereadApplied } from '../state/reread.js';
+import { parseTargets } from '../plan/targeting.js';
 import { planWith } from './plan.js';
 import { withClient, type ApiSettings, type Observer } from './session.js';
 
@@ -21,6 +22,8 @@ export interface ApplyRequest {
   /** `--plan FILE`: apply exactly this saved plan. */
   planFile?: string;
   safety: SafetyOptions;
+  /** `--target` addresses: apply only the matching items (a saved plan brings its own). */
+  targets?: readonly string[];
   /** Asked once the plan is known to be safe and not empty; false cancels. */
   confirm(plan: Plan): Promise<boolean>;
   /** The plan will be shown before confirmation: run the kinds' previews (a flag's blast radius) for it. */
@@ -72,10 +75,17 @@ export async function applyFiles(request: ApplyRequest, settings: ApiSettings, o
       throw new HogsyncError('usage', `the plan ${request.planFile} was made from ${gone.join(', ')}, not found from ${process.cwd()}: run apply where plan ran, or pass the configuration paths`);
     }
   }
+  if (saved && (request.targets?.length ?? 0) > 0) {
+    throw new HogsyncError('usage', `--target cannot be given with --plan: the plan ${printable(request.planFile ?? '')} applies the targets it was made with${saved.targets ? '' : ' (none)'}`);
+  }
+  const targets = saved ? saved.targets : (request.targets?.length ?? 0) > 0 ? { addresses: [...(request.targets ?? [])] } : undefined;
+  if (targets && targets.addresses.length > 0) parseTargets(targets.addresses);
   const desired = await loadConfig(paths);
   return withClient(settings, observer, async (client) => {
     // Apply checks the safety rules with its own options below: no default-option warnings here.
-    const { result, plan } = await planWith(client, desired, settings, { kind: 'plan', previews: request.showPlan === true, safetyWarnings: false }, observer);
+    const { result, plan } = await planWith(client, desired, settings, {
+      kind: 'plan', previews: request.showPlan === true, safetyWarnings: false, maxDeletePercent: request.safety.maxDeletePercent, ...(targets ? { targets } : {}),
+    }, observer);
     if (saved && saved.fingerprint !== plan.fingerprint) {
       const items = staleItems(saved, plan);
       const named = items.length > 0 ? `: ${items.join(', ')}` : ' (no item changed: the prune settings changed, or the plan file was edited)';

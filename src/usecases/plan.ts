@@ -9,10 +9,16 @@ import { heldBackTargets, kindChecks } from '../plan/kind-checks.js';
 import { withCollections } from '../plan/live.js';
 import { computePlan } from '../plan/planner.js';
 import { safetyWarnings } from '../plan/safety.js';
-import type { Plan, PlanResult } from '../plan/types.js';
+import type { Plan, PlanResult, PlanTargets } from '../plan/types.js';
 import type { Kinds } from '../resources/registry.js';
-import { heldBackReads, readCollections, readLiveState } from '../state/live-state.js';
+import { heldBackReads } from '../state/live-state.js';
 import { attributePlan } from './attribute.js';
+import { readCollections } from '../state/live-state.js';
+import { restrictReads } from '../state/targeted-reads.js';
+import { plannedReads } from '../state/targets.js';
+import { DEFAULT_MAX_DELETE_PERCENT } from '../plan/limits.js';
+import { targetsOfPlan } from '../plan/targeting.js';
+import { countEveryLiveItem, resolveTargets, type TargetRequest } from './targeted.js';
 import { runPreviews } from './previews.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
 
@@ -25,6 +31,10 @@ export interface PlanRequest {
   /** Say who changed each drifted item and when, from the activity log (drift; plan --attribute): one read per changed item. */
   attribution?: boolean;
   kinds?: Kinds;
+  /** Limit the plan to these targets (`--target`, `--changed-since`, a saved plan's). */
+  targets?: Omit<PlanTargets, 'left_out'>;
+  /** The delete share the safety rule will be checked against (apply's option; default 30). */
+  maxDeletePercent?: number;
 }
 
 export interface Planned {
@@ -37,18 +47,21 @@ export interface Planned {
 
 /** Reads, plans and annotates with a client the caller owns. */
 export async function planWith(client: ApiClient, desired: DesiredState, settings: ApiSettings, request: PlanRequest, observer: Observer): Promise<Planned> {
-  let live = await reading(client, 'live state', observer, () => readLiveState(client, desired, settings.parallelism, request.kinds));
-  const options = { baseUrl: settings.baseUrl, kind: request.kind, kinds: request.kinds };
+  const all = plannedReads(desired, request.kinds);
+  const reads = request.targets ? restrictReads(all, targetsOfPlan(request.targets)) : all;
+  let live = await reading(client, 'live state', observer, () => readCollections(client, reads, settings.parallelism));
+  const options = { baseUrl: settings.baseUrl, kind: request.kind, kinds: request.kinds, targets: request.targets };
   let result = computePlan(desired, live, options);
   // Records the default lists leave out (archived flags) may hold the key of a planned create:
   // read them for those collections only, and plan again.
   const held = heldBackTargets(result, request.kinds);
   if (held.length > 0) {
-    const reads = held.flatMap(({ kind, scope }) => heldBackReads(kind, [scope]));
-    const more = await reading(client, 'live state', observer, () => readCollections(client, reads, settings.parallelism));
-    live = withCollections(live, more.collections);
+    const more = held.flatMap(({ kind, scope }) => heldBackReads(kind, [scope]));
+    const extra = await reading(client, 'live state', observer, () => readCollections(client, more, settings.parallelism));
+    live = withCollections(live, extra.collections);
     result = computePlan(desired, live, options);
   }
+  if (request.targets) result = await countEveryLiveItem(result, all, reads, client, settings.parallelism, request.maxDeletePercent ?? DEFAULT_MAX_DELETE_PERCENT);
   const checks = kindChecks(desired, live, result, request.kinds);
   const warnings = [...checks, ...(request.safetyWarnings ? safetyWarnings(result, request.kinds) : [])];
   const previews = request.previews ? await runPreviews(result, client, settings.parallelism) : undefined;
@@ -57,8 +70,10 @@ export async function planWith(client: ApiClient, desired: DesiredState, setting
   return { desired, result, plan };
 }
 
-/** `hogsync plan` and `hogsync drift`: files → annotated plan. */
-export async function planFiles(paths: string[], settings: ApiSettings, request: PlanRequest, observer: Observer = {}): Promise<Planned> {
+/** `hogsync plan` and `hogsync drift`: files → annotated plan, targeted when asked. */
+export async function planFiles(paths: string[], settings: ApiSettings, request: PlanRequest, observer: Observer = {}, targeting: TargetRequest = {}): Promise<Planned> {
   const desired = await loadConfig(paths);
-  return withClient(settings, observer, (client) => planWith(client, desired, settings, request, observer));
+  const { targets, warnings } = await resolveTargets(paths, desired, targeting);
+  const planned = await withClient(settings, observer, (client) => planWith(client, desired, settings, { ...request, ...(targets ? { targets } : {}) }, observer));
+  return warnings.length > 0 ? { ...planned, plan: annotate(planned.plan, { changes: new Map(), warnings }) } : planned;
 }

@@ -1,0 +1,28 @@
+// Reads of a targeted plan (`--target`, `--changed-since`): only the collections that could
+// hold a targeted item, only the GETs of targeted items, and a kind's list only where a
+// target could name an item no file declares (a glob). A one-flag change reads one list.
+import type { TargetSet } from '../plan/targeting.js';
+import type { CollectionRead } from './targets.js';
+
+/** A key no declared item has: only a target with a glob in its key part matches it. */
+const UNDECLARED = '\u0001';
+
+export function scopePrefix(read: Pick<CollectionRead, 'kind' | 'scope'>): string {
+  return `${read.kind.name}:${read.scope.organization}/${read.scope.project === null ? '' : `${read.scope.project}/`}`;
+}
+
+export function restrictReads(reads: readonly CollectionRead[], targets: TargetSet): CollectionRead[] {
+  const out: CollectionRead[] = [];
+  for (const read of reads) {
+    const prefix = scopePrefix(read);
+    if (!targets.couldMatchUnder(prefix)) continue;
+    if (read.ids.length === 0) {
+      out.push(read);
+      continue;
+    }
+    const ids = read.ids.filter((id) => targets.matches(`${prefix}${String(id)}`));
+    const list = read.list && targets.matches(`${prefix}${UNDECLARED}`);
+    if (list || ids.length > 0) out.push({ ...read, list, ids });
+  }
+  return out;
+}
