@@ -70,6 +70,7 @@ roles:
     expect(support).toEqual({
       address: `role:${ORG}/Support`, kind: 'role', organization: ORG, project: null, key: 'Support', action: 'update',
       fields: [{ path: 'feature_flags_access_level', before: 21, after: 37, sensitive: false }],
+      declared_at: [`${file}:22:5`],
     });
     const project = plan.changes.find((c: { kind: string }) => c.kind === 'project');
     expect(project.fields).toEqual([

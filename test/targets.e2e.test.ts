@@ -1,0 +1,118 @@
+// --target end to end: the real CLI against a sandbox seeded with examples/environments. A
+// targeted plan reads only what its items need, says what it left out, is kept by a saved
+// plan, and cannot get around the delete-share rule.
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { resetStats } from '../src/sandbox/stats.js';
+import type { SandboxHandle } from '../src/sandbox/server.js';
+import { inProcessSandbox, stopAllSandboxes, ROOT } from './support/sandbox.js';
+import { ORG, config, workspace, type Workspace } from './support/workspace.js';
+
+const EXAMPLE = join(ROOT, 'examples/environments');
+
+let sandbox: SandboxHandle;
+let ws: Workspace;
+afterEach(async () => {
+  ws.remove();
+  await stopAllSandboxes();
+});
+
+interface PlanJson {
+  targets?: { addresses: string[]; left_out: number };
+  changes: { address: string; action: string; declared_at?: string[] }[];
+  summary: Record<string, number>;
+  unmanaged: unknown[];
+  fingerprint: string;
+}
+
+async function planJson(args: string[]): Promise<PlanJson> {
+  const r = await ws.cli(['plan', ...args, '--format', 'json']);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout) as PlanJson;
+}
+
+describe('--target against examples/environments', () => {
+  beforeEach(async () => {
+    sandbox = await inProcessSandbox({ seed: join(EXAMPLE, 'sandbox/seed.yaml') });
+    ws = workspace(sandbox);
+  });
+
+  it('plans only the matching items, reads only their collection, and says what it left out', async () => {
+    resetStats(sandbox.stats);
+    const plan = await planJson([EXAMPLE, '--target', 'feature_flag:*/2002/*']);
+    expect(plan.targets).toEqual({ addresses: ['feature_flag:*/2002/*'], left_out: 9 });
+    expect(plan.changes.map((c) => `${c.action} ${c.address}`)).toEqual([
+      `create feature_flag:${ORG}/2002/new-checkout`, `create feature_flag:${ORG}/2002/dark-mode`, `create feature_flag:${ORG}/2002/pricing-page-v2`,
+    ]);
+    // One list of project 2002's flags, and the blast radius of each create: nothing else.
+    expect(sandbox.stats.byRoute).toEqual({
+      'GET /api/projects/:project/feature_flags/': 1,
+      'POST /api/projects/:project/feature_flags/user_blast_radius/': 3,
+    });
+    const text = await ws.cli(['plan', EXAMPLE, '--target', 'feature_flag:*/2002/*', '--target', `project:${ORG}/2002`]);
+    expect(text.stdout).toContain('Targeted plan: only items matching feature_flag:*/2002/*, project:');
+    expect(text.stdout).toContain('8 declared items left out.');
+    expect(text.stdout).toContain(`# declared at ${join(EXAMPLE, 'flags.yaml')}:8:5`);
+  });
+
+  it('keeps its targets in a saved plan: apply --plan changes only those, and refuses --target beside it', async () => {
+    const saved = await ws.cli(['plan', EXAMPLE, '--target', 'role:*/nothing', '--target', 'project:*/2002', '--out', 'plan.json']);
+    expect(saved.code).toBe(0);
+    const refused = await ws.cli(['apply', '--plan', 'plan.json', '--auto-approve', '--target', 'project:*/2001']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('--target cannot be given with --plan');
+    const applied = await ws.cli(['apply', '--plan', 'plan.json', '--auto-approve', '--format', 'json']);
+    expect(applied.code).toBe(0);
+    expect(JSON.parse(applied.stdout).changes.map((o: { address: string; status: string }) => `${o.status} ${o.address}`)).toEqual([`applied project:${ORG}/2002`]);
+    // Everything else is still to do.
+    const rest = await planJson([EXAMPLE]);
+    expect(rest.changes.map((c) => c.address)).not.toContain(`project:${ORG}/2002`);
+    expect(rest.changes.length).toBe(10);
+  });
+
+  it('refuses an address that is not one, in one line', async () => {
+    const r = await ws.cli(['plan', EXAMPLE, '--target', 'flags/2001']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('error: --target "flags/2001": expected KIND:ORG/KEY with KIND one of project, proxy_record, role, feature_flag (`*` matches anything), e.g. feature_flag:*/111/new-checkout or role:*/Engineers\n');
+  });
+});
+
+describe('the delete-share rule under --target', () => {
+  const flags = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => ({ key: `${prefix}-${i}`, name: `${prefix} ${i}`, active: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } }));
+  beforeEach(async () => {
+    // 12 live flags in the organization: 8 in project 1, 4 in project 2.
+    sandbox = await inProcessSandbox({ seed: { organizations: [{ id: ORG, projects: [{ id: 1, name: 'One', feature_flags: flags(8, 'one') }, { id: 2, name: 'Two', feature_flags: flags(4, 'two') }] }] } });
+    ws = workspace(sandbox);
+  });
+
+  it('counts every live flag of the organization, not only those of the targeted project', async () => {
+    // Pruning keeps 4 of project 1's flags: 4 deletes of 12 live flags (33%) exceed 30%.
+    const file = ws.write('h.yaml', config(`projects:
+  - id: 1
+    feature_flags: [ { key: one-0 }, { key: one-1 }, { key: one-2 }, { key: one-3 } ]
+  - id: 2
+    feature_flags: [ { key: two-0 }, { key: two-1 }, { key: two-2 }, { key: two-3 } ]
+prune:
+  feature_flags: true
+`));
+    const whole = await ws.cli(['apply', file, '--auto-approve']);
+    expect(whole.code).toBe(3);
+    expect(whole.stderr).toContain('deleting 4 of 12 feature_flag items');
+    // Project 1 alone holds only 8 flags (under the rule's 10); targeting it must not get around the rule.
+    const targeted = await ws.cli(['apply', file, '--auto-approve', '--target', 'feature_flag:*/1/*']);
+    expect(targeted.code).toBe(3);
+    expect(targeted.stderr).toContain('deleting 4 of 12 feature_flag items');
+    const planned = await ws.cli(['plan', file, '--target', 'feature_flag:*/1/*']);
+    expect(planned.stdout).toContain('apply will refuse unless run with --max-delete-percent 34: deleting 4 of 12 feature_flag items');
+    // Nothing was deleted.
+    const live = (await fetch(`${sandbox.baseUrl}/api/projects/1/feature_flags/`, { headers: { authorization: `Bearer ${sandbox.apiKey}` } }).then((r) => r.json())) as { count: number };
+    expect(live.count).toBe(8);
+    // A delete the rule allows goes through, targeted.
+    const one = ws.write('one.yaml', config(`projects:
+  - id: 1
+    feature_flags: [ { key: one-0, ensure: absent } ]
+`));
+    expect((await ws.cli(['apply', one, '--auto-approve', '--target', 'feature_flag:*/1/one-0'])).code).toBe(0);
+  });
+});
