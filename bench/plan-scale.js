@@ -1,9 +1,10 @@
 // plan_scale and plan_cpu: 200 declared projects × 100 flags, 50 roles, 2 proxy records.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { ORG, startSandbox, timed } from './support.js';
+import { BIN, ORG, startSandbox, timed } from './support.js';
 
 const PROJECTS = 200, FLAGS = 100, ROLES = 50, PROXIES = 2, PAGE = 100, PARALLELISM = 10;
 /** The real API's budget for one personal key: 4800 requests per sliding hour (480 per minute). */
@@ -44,6 +45,37 @@ async function runPlan(dir, latency) {
   }
 }
 
+/**
+ * pr_plan: the plan a pull request that changes one flag gets with --changed-since, from the
+ * CLI (a process, as CI runs it), against the same workspace: its requests and wall time.
+ */
+async function runPrPlan(dir, files, latency) {
+  const config = join(dir, 'config');
+  const git = (...args) => execFileSync('git', args, {
+    cwd: config, stdio: 'ignore',
+    env: { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.com' },
+  });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'workspace');
+  // The pull request: one flag of one project gets another rollout.
+  const name = `project-${10000 + 5}.yaml`;
+  const doc = structuredClone(files[name]);
+  doc.projects[0].feature_flags[7].filters.groups[0].rollout_percentage = 55;
+  writeFileSync(join(config, name), stringify(doc));
+  const sandbox = await startSandbox(['--seed', join(dir, 'seed.json'), '--latency', String(latency)]);
+  try {
+    await sandbox.resetStats();
+    const r = await timed(process.execPath, [BIN, 'plan', config, '--changed-since', 'main', '--format', 'json'], { stdout: 'pipe', env: sandbox.env });
+    if (r.code !== 0) throw new Error(`pr plan failed (${r.code})`);
+    const plan = JSON.parse(r.stdout);
+    const stats = await sandbox.stats();
+    return { requests: stats.requests, wall_ms: Math.round(r.ms), changes: plan.changes.length, derived: plan.targets.changed_since.derived.length };
+  } finally {
+    await sandbox.stop();
+  }
+}
+
 export async function planBenchmarks() {
   const dir = mkdtempSync(join(tmpdir(), 'hogsync-bench-'));
   try {
@@ -58,6 +90,7 @@ export async function planBenchmarks() {
     const bound = Math.ceil(minimum / PARALLELISM) * latency;
     const terraform = PROJECTS * (1 + FLAGS) + ROLES + PROXIES;
     const cpu = await runPlan(dir, 0);
+    const pr = await runPrPlan(dir, files, latency);
     return {
       plan_scale: {
         requests: scale.sandbox_requests,
@@ -85,6 +118,14 @@ export async function planBenchmarks() {
         plan_ms: Math.round(cpu.plan_ms),
         changes: cpu.changes,
         targets: { cpu_ms: 1500, peak_rss_mb: 250 },
+      },
+      pr_plan: {
+        requests: pr.requests,
+        wall_ms: pr.wall_ms,
+        changes: pr.changes,
+        derived_targets: pr.derived,
+        full_plan_requests: scale.sandbox_requests,
+        targets: { requests: 5 },
       },
     };
   } finally {
