@@ -139,7 +139,9 @@ export function targetsLine(plan: Plan): string | undefined {
   const limits: string[] = [];
   if (t.changed_since) {
     const n = t.changed_since.derived.length;
-    limits.push(`what changed since ${t.changed_since.revision} (${t.changed_since.commit.slice(0, 12)}): ${n === 0 ? 'nothing' : t.changed_since.derived.map((d) => d.address).join(', ')}`);
+    // A change to a default or a shared flag may reach thousands of items: name the first few.
+    const named = t.changed_since.derived.slice(0, 10).map((d) => d.address).join(', ') + (n > 10 ? ` and ${n - 10} more` : '');
+    limits.push(`what changed since ${t.changed_since.revision} (${t.changed_since.commit.slice(0, 12)}): ${n === 0 ? 'nothing' : named}`);
   }
   if (t.addresses.length > 0) limits.push(`items matching ${t.addresses.join(', ')}`);
   const left = `${t.left_out} declared item${t.left_out === 1 ? '' : 's'} left out`;
