@@ -39,3 +39,12 @@ describe('--target', () => {
     }
   });
 });
+
+describe('--target with project aliases', () => {
+  it('writes an alias as the id it stands for, where a project id goes', async () => {
+    const { resolveAliases } = await import('../src/plan/targeting.js');
+    const aliases = new Map([['prod', '2003']]);
+    expect(resolveAliases(['feature_flag:*/prod/*', 'project:*/PROD', 'role:*/prod', 'feature_flag:*/2001/prod'], aliases))
+      .toEqual(['feature_flag:*/2003/*', 'project:*/2003', 'role:*/prod', 'feature_flag:*/2001/prod']);
+  });
+});

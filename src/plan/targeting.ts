@@ -140,3 +140,25 @@ export function targetsOfPlan(targets: { addresses: readonly string[]; changed_s
   if (targets.changed_since) sets.push(targetSet(targets.changed_since.derived.map((d) => derivedTarget(d.address))));
   return allOf(sets);
 }
+
+// `--target` addresses with project aliases (a flag target `feature_flag:ORG/prod/KEY`, a
+// project target `project:ORG/prod`) written as the ids they stand for, so that they match
+// addresses (which hold ids). ORG and KEY may be globs.
+export function resolveAliases(addresses: readonly string[], aliases: ReadonlyMap<string, string>): string[] {
+  if (aliases.size === 0) return [...addresses];
+  return addresses.map((address) => {
+    const colon = address.indexOf(':');
+    const kind = KINDS.find((k) => k.name === address.slice(0, colon));
+    const slash = address.indexOf('/', colon + 1);
+    if (!kind || slash === -1) return address;
+    const head = address.slice(0, slash + 1);
+    const rest = address.slice(slash + 1);
+    const isParent = KINDS.some((k) => k.parent === kind.name);
+    if (isParent) return head + (aliases.get(rest.toLowerCase()) ?? rest);
+    if (kind.parent === 'organization') return address;
+    const inner = rest.indexOf('/');
+    if (inner === -1) return address;
+    const parent = rest.slice(0, inner);
+    return head + (aliases.get(parent.toLowerCase()) ?? parent) + rest.slice(inner);
+  });
+}

@@ -12,7 +12,8 @@ import { safetyViolations, type SafetyOptions, type SafetyViolation } from '../p
 import type { Execution, Plan, PlanResult } from '../plan/types.js';
 import type { ApiPort } from '../http/port.js';
 import { rereadApplied } from '../state/reread.js';
-import { parseTargets } from '../plan/targeting.js';
+import { parseTargets, resolveAliases } from '../plan/targeting.js';
+import { aliasesOf } from './targeted.js';
 import { planWith } from './plan.js';
 import { withClient, type ApiSettings, type Observer } from './session.js';
 
@@ -78,9 +79,9 @@ export async function applyFiles(request: ApplyRequest, settings: ApiSettings, o
   if (saved && (request.targets?.length ?? 0) > 0) {
     throw new HogsyncError('usage', `--target cannot be given with --plan: the plan ${printable(request.planFile ?? '')} applies the targets it was made with${saved.targets ? '' : ' (none)'}`);
   }
-  const targets = saved ? saved.targets : (request.targets?.length ?? 0) > 0 ? { addresses: [...(request.targets ?? [])] } : undefined;
-  if (targets && targets.addresses.length > 0) parseTargets(targets.addresses);
+  if ((request.targets?.length ?? 0) > 0) parseTargets(request.targets ?? []);
   const desired = await loadConfig(paths);
+  const targets = saved ? saved.targets : (request.targets?.length ?? 0) > 0 ? { addresses: resolveAliases(request.targets ?? [], aliasesOf(desired)) } : undefined;
   return withClient(settings, observer, async (client) => {
     // Apply checks the safety rules with its own options below: no default-option warnings here.
     const { result, plan } = await planWith(client, desired, settings, {

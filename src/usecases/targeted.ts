@@ -7,7 +7,7 @@
 import { changedSince } from '../config/changed.js';
 import type { DesiredState } from '../config/model.js';
 import { DELETE_SHARE_MIN_ITEMS } from '../plan/limits.js';
-import { parseTargets } from '../plan/targeting.js';
+import { parseTargets, resolveAliases } from '../plan/targeting.js';
 import type { PlanTargets } from '../plan/types.js';
 import type { PlanResult } from '../plan/types.js';
 import type { LiveRecord } from '../resources/kind.js';
@@ -55,7 +55,7 @@ export interface TargetRequest {
  */
 export async function resolveTargets(paths: string[], desired: DesiredState, request: TargetRequest, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()):
   Promise<{ targets?: Omit<PlanTargets, 'left_out'>; warnings: string[] }> {
-  const addresses = [...(request.addresses ?? [])];
+  const addresses = resolveAliases(request.addresses ?? [], aliasesOf(desired));
   if (addresses.length > 0) parseTargets(addresses);
   if (request.changedSince === undefined) return { targets: addresses.length > 0 ? { addresses } : undefined, warnings: [] };
   const changed = await changedSince(paths, request.changedSince, desired, env, cwd);
@@ -64,4 +64,11 @@ export async function resolveTargets(paths: string[], desired: DesiredState, req
     targets: { addresses, changed_since: { revision: changed.revision, commit: changed.commit, derived: changed.targets } },
     warnings: [],
   };
+}
+
+/** Every project alias of the desired state (lower-cased) → the project's id. */
+export function aliasesOf(desired: DesiredState): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const org of desired.organizations) for (const [alias, key] of Object.entries(org.aliases ?? {})) out.set(alias.toLowerCase(), key);
+  return out;
 }
