@@ -19,10 +19,10 @@ export function renderText(plan: Plan, options: { color: boolean }): string {
     for (const change of plan.changes) {
       const symbol = SYMBOL[change.action];
       out.push(`  ${paint(symbol, `${symbol} ${printable(change.address)}`)}${change.action === 'delete' ? paint('dim', ' (delete)') : ''}`);
-      const declared = declaredLine(change);
-      if (declared) out.push(`      ${paint('dim', `# ${printable(declared)}`)}`);
       const item = itemAttribution(change);
       if (item) out.push(`      ${paint('dim', item)}`);
+      const declared = declaredLine(change);
+      if (declared) out.push(`      ${paint('dim', `# ${printable(declared)}`)}`);
       const diff = (before: unknown, after: unknown, indent: string): void => {
         for (const line of lineDiff(before, after)) {
           const text = `${indent}${line.sign} ${line.text}`;
