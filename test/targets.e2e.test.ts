@@ -45,9 +45,10 @@ describe('--target against examples/environments', () => {
     expect(plan.changes.map((c) => `${c.action} ${c.address}`)).toEqual([
       `create feature_flag:${ORG}/2002/new-checkout`, `create feature_flag:${ORG}/2002/dark-mode`, `create feature_flag:${ORG}/2002/pricing-page-v2`,
     ]);
-    // One list of project 2002's flags, and the blast radius of each create: nothing else.
+    // Project 2002's flags (its list, and its archived ones: the plan creates flags there), and
+    // the blast radius of each create: nothing else.
     expect(sandbox.stats.byRoute).toEqual({
-      'GET /api/projects/:project/feature_flags/': 1,
+      'GET /api/projects/:project/feature_flags/': 2,
       'POST /api/projects/:project/feature_flags/user_blast_radius/': 3,
     });
     const text = await ws.cli(['plan', EXAMPLE, '--target', 'feature_flag:*/2002/*', '--target', `project:${ORG}/2002`]);
