@@ -41,6 +41,8 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
   const executions = new Map<string, Execution>();
   const liveCounts = new Map<string, number>();
   const missing: DesiredItem[] = [];
+  /** Declared fields the live records of a kind do not carry at all: `kind|field` → how many items declare it. */
+  const absentFields = new Map<string, { kind: ResourceKind; field: string; items: number }>();
   let unchanged = 0;
   const targets = options.targets ? targetsOfPlan(options.targets) : undefined;
   let leftOut = 0;
@@ -78,7 +80,12 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
           const record = findRecord(kind, scope, item, byMatch);
           if (record) matched.add(record);
           managed.push({ address, digest: itemDigest(kind, address, item, record) });
-          const change = diffItem(kind, scope, address, item, record);
+          const change = diffItem(kind, scope, address, item, record, (field) => {
+            const key = `${kind.name}|${field}`;
+            const seen = absentFields.get(key) ?? { kind, field, items: 0 };
+            seen.items++;
+            absentFields.set(key, seen);
+          });
           if (change === 'missing') missing.push(item);
           else if (change === null) unchanged++;
           else {
@@ -137,7 +144,15 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
     ...(options.targets ? { targets: { ...options.targets, left_out: leftOut } } : {}),
   };
   if (options.targets) plan.fingerprint = fingerprintOf(managed, desired, options.targets);
-  return { plan, executions, liveCounts };
+  const deleteNotes = changes.filter((c) => c.action === 'delete').flatMap((c) => {
+    const note = executions.get(c.address)?.kind.deleteNote;
+    return note ? [`${c.address}: ${note}`] : [];
+  });
+  const notices = [...absentFields.values()].map(({ kind, field, items }) =>
+    `${labelOf(kind)} field ${field} is not kept by this API (its ${labelOf(kind)} records have no such field): `
+    + `not managed here, no change planned (declared for ${items} item${items === 1 ? '' : 's'}); remove it from the files`)
+    .concat(deleteNotes);
+  return { plan, executions, liveCounts, notices };
 }
 
 /** A record read twice (a list that shifted between its pages) is one record: the same API id. */
@@ -221,8 +236,14 @@ function shown(value: unknown, sensitive: boolean): unknown {
   return sensitive ? SENSITIVE : value;
 }
 
-function diffItem(kind: ResourceKind, scope: Scope, address: string, item: DesiredItem, record: LiveRecord | undefined):
-  { change: Change; execution: Execution } | 'missing' | null {
+/**
+ * A declared field that the live record does not carry at all (the key is absent, not null)
+ * is one this API version does not have (roles' feature_flags_access_level on newer versions,
+ * projects' slack_incoming_webhook since 2026, silently dropped from a PATCH): it is not
+ * manageable there. `onAbsent` hears of it; no change is planned for it, so it never drifts.
+ */
+function diffItem(kind: ResourceKind, scope: Scope, address: string, item: DesiredItem, record: LiveRecord | undefined,
+  onAbsent: (field: string) => void = () => undefined): { change: Change; execution: Execution } | 'missing' | null {
   const base = { address, kind: kind.name, organization: item.organization, project: item.project, key: itemKey(scope, item.key) };
   const target = { kind, scope, identity: item.key };
   const at = (fields?: readonly string[]) => ({ declared_at: declaredAt(item, fields).map(formatAt) });
@@ -253,6 +274,10 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
     if (renamed !== undefined && path === kind.identityField) continue;
     const spec = kind.fields[path];
     if (!spec) continue;
+    if (!Object.prototype.hasOwnProperty.call(record, path)) {
+      onAbsent(path);
+      continue;
+    }
     if (sameField(kind, path, after, record[path])) continue;
     const sensitive = isSensitive(kind, item, path, record);
     fields.push({ path, before: shown(comparable(kind, path, record[path], after), sensitive), after: shown(comparable(kind, path, after, after), sensitive), sensitive });

@@ -107,6 +107,11 @@ export interface PlanResult {
   executions: Map<string, Execution>;
   /** Live item count per `kind|organization` (for the delete-share safety rule). */
   liveCounts: Map<string, number>;
+  /**
+   * What the planner found that the user must hear, shown as the plan's warnings (the use case
+   * annotates the plan with them): e.g. declared fields this API version does not have.
+   */
+  notices?: string[];
 }
 
 export function addressOf(kind: KindName, organization: string, key: string): string {

@@ -24,7 +24,8 @@ export const project: ResourceKind = {
   collectionPath: base,
   itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
   liveId: (r) => r.id as number,
-  isGone: () => false,
+  // Project deletion is asynchronous: a project pending deletion is gone for hogsync.
+  isGone: (r) => r.is_pending_deletion === true,
   createCall: () => { throw new Error('projects are adopted by id and never created'); },
   updateCall: (s, id, values) => ({ method: 'PATCH', path: project.itemPath(s, id), body: values }),
   deleteCall: (s, id) => ({ method: 'DELETE', path: project.itemPath(s, id) }),

@@ -20,15 +20,18 @@ export const proxyRecord: ResourceKind = {
   read: 'list',
   canCreate: true,
   get fields() { return fields(); },
-  // The real API answers create with 200 or 201 and delete with 204 or 200 {"success": true}.
+  // The real API answers create with 200 or 201 and delete with 204 or 200 {"success": true};
+  // a DELETE retried after a lost answer finds the record gone (404).
   createStatuses: [200, 201],
-  deleteStatuses: [200, 204],
+  deleteStatuses: [200, 204, 404],
   displayKey: normalizeDomain,
   matchKey: (key) => key,
   collectionPath: base,
   itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
   liveId: (r) => r.id as string,
-  isGone: () => false,
+  // Deletion is asynchronous: a record the platform is still deleting is gone for hogsync
+  // (never deleted twice, not unmanaged, no drift), though it still counts against the limit.
+  isGone: (r) => r.status === 'deleting',
   createCall: (s, key) => ({ method: 'POST', path: base(s), body: { domain: key } }),
   updateCall: () => { throw new Error('proxy records have no updatable field'); },
   deleteCall: (s, id) => ({ method: 'DELETE', path: proxyRecord.itemPath(s, id) }),

@@ -25,6 +25,7 @@ export const role: ResourceKind = {
   itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
   liveId: (r) => r.id as string,
   isGone: () => false,
+  deleteNote: 'deleting a role also removes its members from it and every access grant made through it',
   createCall: (s, key, values) => ({ method: 'POST', path: base(s), body: { ...values, name: key } }),
   updateCall: (s, id, values) => ({ method: 'PATCH', path: role.itemPath(s, id), body: values }),
   deleteCall: (s, id) => ({ method: 'DELETE', path: role.itemPath(s, id) }),

@@ -65,7 +65,7 @@ export async function planWith(client: ApiClient, desired: DesiredState, setting
   const checks = kindChecks(desired, live, result, request.kinds);
   const warnings = [...checks, ...(request.safetyWarnings ? safetyWarnings(result, request.kinds) : [])];
   const previews = request.previews ? await runPreviews(result, client, settings.parallelism) : undefined;
-  const annotated = annotate(result.plan, { changes: previews?.changes ?? new Map(), warnings: [...warnings, ...(previews?.warnings ?? [])] });
+  const annotated = annotate(result.plan, { changes: previews?.changes ?? new Map(), warnings: [...(result.notices ?? []), ...warnings, ...(previews?.warnings ?? [])] });
   const plan = request.attribution ? await attributePlan(annotated, result, live, client, settings.parallelism, request.kinds) : annotated;
   return { desired, result, plan };
 }
