@@ -29,7 +29,7 @@ const FLAGS = '/api/projects/12345/feature_flags/';
 
 const sane: Record<string, Handler> = {
   [`/api/organizations/${ORG}/projects/`]: json({ count: 1, next: null, previous: null, results: [{ id: 12345, organization: ORG, name: 'Web app' }] }),
-  [PROJECT]: json({ id: 12345, organization: ORG, name: 'Web app', timezone: 'UTC' }),
+  [PROJECT]: json({ id: 12345, organization: ORG, name: 'Web app', timezone: 'UTC', slack_incoming_webhook: null }),
   [ROLES]: json({ count: 1, next: null, previous: null, results: [{ id: 'r1', name: 'Engineers', feature_flags_access_level: 21 }] }),
   [PROXIES]: json({ count: 0, next: null, previous: null, results: [] }),
   [FLAGS]: json({ count: 0, next: null, previous: null, results: [] }),
