@@ -2,7 +2,8 @@
 // the exported file must be stable, hold no secret, and plan to no changes (also split over
 // several files, and limited to some projects).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { api, inProcessSandbox, stopAllSandboxes } from './support/sandbox.js';
 import { ORG, workspace, type Workspace } from './support/workspace.js';
@@ -133,7 +134,10 @@ describe('export', () => {
     expect(first.stderr).toContain('Exported 3 projects, 2 proxy records, 3 roles, 5 feature flags to x.yaml');
 
     const lines = first.text.split('\n');
-    expect(lines[0]).toBe('# yaml-language-server: $schema=https://hogsync.dev/schemas/hogsync.schema.json');
+    // The modeline names this installation's schema by a path relative to the file: it exists.
+    const modeline = /^# yaml-language-server: \$schema=(\S+)$/.exec(lines[0] ?? '');
+    expect(modeline, lines[0]).not.toBeNull();
+    expect(existsSync(resolve(dirname(ws.path('x.yaml')), modeline?.[1] ?? ''))).toBe(true);
     expect(first.text).toContain(`slack_incoming_webhook: \${env:${VARIABLE}} # sensitive: set ${VARIABLE} before plan (the live value is not exported)\n`);
     expect(first.text).toContain('product_description: Prices like $${price} stay literal');
     expect(first.text).toContain('beta: "on"');
@@ -153,13 +157,14 @@ describe('export', () => {
     // Every writable field, in schema order.
     const schema = JSON.parse(readFileSync(new URL('../schemas/hogsync.schema.json', import.meta.url), 'utf8'));
     // (Configuration-only fields such as `alias` are not the API's: export writes none.)
-    const fields = Object.entries(schema.$defs.project.properties as Record<string, { 'x-config-only'?: boolean }>)
-      .filter(([f, p]) => f !== 'ensure' && p['x-config-only'] !== true).map(([f]) => f);
+    // Fields that are web-app state (x-ui-state) are left out without --all-fields.
+    const fields = Object.entries(schema.$defs.project.properties as Record<string, { 'x-config-only'?: boolean; 'x-ui-state'?: boolean }>)
+      .filter(([f, p]) => f !== 'ensure' && p['x-config-only'] !== true && p['x-ui-state'] !== true).map(([f]) => f);
     expect(Object.keys(web)).toEqual(fields);
     expect(web).toMatchObject({
       id: 12345, timezone: 'Europe/Berlin', session_recording_minimum_duration_milliseconds: 2500, autocapture_opt_out: null,
       session_replay_config: { record_canvas: true, ai_config: null }, extra_settings: { beta: 'on', multiline: 'first line\nsecond line' },
-      week_start_day: 1, primary_dashboard: 7, app_urls: ['https://app.example.com', 'https://www.example.com'],
+      week_start_day: 1, app_urls: ['https://app.example.com', 'https://www.example.com'],
     });
     // Flags by key, deleted ones left out, empty server-added keys dropped, the rest kept.
     expect(web.feature_flags?.map((f) => f.key)).toEqual(['archived', 'new-checkout', 'pricing-test', 'simple-on']);
@@ -173,11 +178,34 @@ describe('export', () => {
     // Live values the schema rejects are left out, said in the file and on stderr.
     // The API drops empty entries of app_urls: what it stores is valid.
     expect(mobile.app_urls).toEqual(['https://m.example.com']);
-    expect(mobile).not.toHaveProperty('primary_dashboard');
     expect(mobile.slack_incoming_webhook).toBeNull();
-    expect(first.text).toMatch(/# left out primary_dashboard: .* \(must be >= 1\)\n {2}- id: 12346/);
-    expect(first.stderr).toContain('export: warning: project 12346: left out primary_dashboard');
+    for (const uiState of ['primary_dashboard', 'completed_snippet_onboarding', 'has_completed_onboarding_for', 'live_events_columns']) {
+      expect(web).not.toHaveProperty(uiState);
+    }
     expect(site.slack_incoming_webhook).toBe('');
+  });
+
+  it('writes web-app state only with --all-fields, and both files plan to no changes', async () => {
+    ws.write('sub/.keep', '');
+    const all = await exportTo('sub/all.yaml', ['--all-fields']);
+    const doc = parse(all.text) as Doc;
+    const [web, mobile] = doc.projects as [Doc['projects'][0], Doc['projects'][0]];
+    expect(web).toMatchObject({ primary_dashboard: 7, completed_snippet_onboarding: true, live_events_columns: ['event', 'person', 'url'],
+      has_completed_onboarding_for: { product_analytics: true, session_replay: false } });
+    // A live value the schema rejects is still left out, said in the file and on stderr.
+    expect(mobile).not.toHaveProperty('primary_dashboard');
+    expect(all.text).toMatch(/# left out primary_dashboard: .* \(must be >= 1\)\n {2}- id: 12346/);
+    expect(all.stderr).toContain('export: warning: project 12346: left out primary_dashboard');
+    const modeline = /^# yaml-language-server: \$schema=(\S+)$/.exec(all.text.split('\n')[0] ?? '');
+    expect(existsSync(resolve(dirname(ws.path('sub/all.yaml')), modeline?.[1] ?? ''))).toBe(true);
+    for (const file of ['sub/all.yaml']) {
+      const plan = await ws.cli(['plan', file, '--detailed-exitcode'], { [VARIABLE]: SECRET });
+      expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    }
+    const settingsOnly = await exportTo('settings.yaml');
+    expect(settingsOnly.text).not.toContain('primary_dashboard');
+    const plan = await ws.cli(['plan', 'settings.yaml', '--detailed-exitcode'], { [VARIABLE]: SECRET });
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
   });
 
   it('plans to no changes once the variables are set, and names a missing variable otherwise', async () => {

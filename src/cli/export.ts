@@ -16,8 +16,9 @@ export async function run(_args: string[], opts: Record<string, unknown>): Promi
   const organization = organizationOption(opts.organization);
   const projects = projectOptions(opts.project);
   const settings = apiSettings(opts);
-  const result = await exportWorkspace({ organization, projects, shared: opts.shared === true }, settings, terminalObserver(opts));
   const out = typeof opts.out === 'string' ? opts.out : undefined;
+  const result = await exportWorkspace({ organization, projects, shared: opts.shared === true, allFields: opts.allFields === true, outFile: out },
+    settings, terminalObserver(opts));
   if (out) await writeOutFile(out, result.text);
   else process.stdout.write(result.text);
 

@@ -140,10 +140,12 @@ Examples:
     .option('--project <id>', 'export only this project (repeatable)', collect, [])
     .option('--out <file>', 'write to a file instead of stdout')
     .option('--shared', 'declare flags that several projects hold once, at the top level, with per-project overrides')
+    .option('--all-fields', 'also write fields that are web-app state (onboarding progress, primary dashboard, …)')
     .addHelpText('after', `
 Examples:
   $ hogsync export --organization 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f --out hogsync.yaml
   $ hogsync export --organization 0190d1c4-… --project 12345 --project 12346
+  $ hogsync export --organization 0190d1c4-… --all-fields --out everything.yaml
   $ hogsync export --organization 0190d1c4-… --project 2001 --project 2002 --project 2003 --shared`)
     .action(verb('export'));
 

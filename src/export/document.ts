@@ -21,6 +21,8 @@ export interface ExportOptions {
   schemaId: string;
   /** The compiled JSON Schema validator the loader uses. */
   validate: SchemaValidator;
+  /** Also write fields the schema marks as web-app state (`x-ui-state`). */
+  allFields?: boolean;
   /** The kinds to export (default: every registered kind). */
   kinds?: Kinds;
   /** Declare items several projects hold once, at the organization level (`export --shared`). */
@@ -70,7 +72,7 @@ function byIdentity(kind: ResourceKind): (a: LiveRecord, b: LiveRecord) => numbe
   };
 }
 
-function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kinds): Entry[] {
+function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kinds, allFields: boolean): Entry[] {
   const records = (live.find(kind, scope) ?? []).filter((r) => !kind.isGone(r)).sort(byIdentity(kind));
   return records.map((record) => {
     const identity = record[kind.identityField];
@@ -80,10 +82,12 @@ function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kin
     for (const field of Object.keys(kind.fields)) {
       // A field the API does not send (an older or newer API version) is not declared at all.
       if (field === kind.identityField || record[field] === undefined) continue;
+      // Web-app state (onboarding progress, the dashboard it opens) is not configuration.
+      if (kind.fields[field]?.uiState === true && !allFields) continue;
       data[field] = exportedValue(kind, field, record[field]);
     }
     const children = kinds.filter((c) => c.parent === kind.name)
-      .map((child) => ({ kind: child, entries: entriesOf(live, child, { organization: scope.organization, project: Number(kind.liveId(record)) }, kinds) }));
+      .map((child) => ({ kind: child, entries: entriesOf(live, child, { organization: scope.organization, project: Number(kind.liveId(record)) }, kinds, allFields) }));
     return { kind, record, address: addressOf(kind.name, scope.organization, key), key, data, children, notes: [], dropped: false, secrets: [] };
   });
 }
@@ -172,7 +176,7 @@ export function exportDocument(live: LiveState, options: ExportOptions): ExportR
   const { organization } = options;
   const kinds = options.kinds ?? KINDS;
   const groups: Group[] = kinds.filter((k) => k.parent === 'organization')
-    .map((kind) => ({ kind, entries: entriesOf(live, kind, { organization, project: null }, kinds) }));
+    .map((kind) => ({ kind, entries: entriesOf(live, kind, { organization, project: null }, kinds, options.allFields === true) }));
   dropInvalid(organization, groups, options.validate);
   // Counted as items (one flag per project), before --shared declares some of them once.
   const exported = allEntries(groups);

@@ -24,6 +24,8 @@ export interface FieldSpec {
    * is null compares equal to one that is absent.
    */
   merge?: MergeDepth;
+  /** State of the web app rather than a setting (schema `x-ui-state`): export writes it only with --all-fields. */
+  uiState?: boolean;
 }
 
 export type MergeDepth = 'top' | 'nested';

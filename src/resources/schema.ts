@@ -29,6 +29,8 @@ export interface SchemaNode {
   'x-reason'?: string;
   /** The API merges what is sent into what it stores: true = top-level keys, "nested" = one level deeper too. */
   'x-merge'?: boolean | 'nested';
+  /** State of the web app (onboarding progress, the dashboard it opens): export leaves it out unless --all-fields. */
+  'x-ui-state'?: boolean;
 }
 
 export interface SchemaDocument extends SchemaNode { $id: string; $defs: Record<string, SchemaNode> }
@@ -72,6 +74,7 @@ export function fieldsFromSchema(def: string, exclude: readonly string[]): Recor
     fields[name] = {
       compare: prop['x-normalize'] ?? target['x-normalize'] ?? 'plain',
       sensitive: prop['x-sensitive'] === true,
+      ...(prop['x-ui-state'] === true ? { uiState: true } : {}),
       ...(merge === 'nested' ? { merge: 'nested' as const } : merge === true ? { merge: 'top' as const } : {}),
     };
   }

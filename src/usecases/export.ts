@@ -2,7 +2,9 @@
 // the projects) and turn it into the configuration document that declares it.
 import { loadSchemaValidator } from '../config/compiled.js';
 import { exportDocument, type ExportResult } from '../export/document.js';
-import { schemaDocument } from '../resources/schema.js';
+import { dirname, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SCHEMA_URL } from '../resources/schema.js';
 import { readWorkspace } from '../state/workspace.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
 
@@ -13,10 +15,25 @@ export interface ExportRequest {
   projects: number[];
   /** Declare flags several projects hold once, at the organization level. */
   shared?: boolean;
+  /** Also write fields the schema marks as web-app state (--all-fields). */
+  allFields?: boolean;
+  /** Where the document will be written (undefined: stdout, read from the working directory). */
+  outFile?: string;
+}
+
+/**
+ * The editor modeline's schema: this installation's schema file, by a path relative to the
+ * exported file, so the reference resolves wherever hogsync is installed (no address to serve).
+ */
+export function schemaReference(outFile: string | undefined): string {
+  const from = outFile === undefined ? process.cwd() : dirname(resolve(outFile));
+  const path = relative(from, fileURLToPath(SCHEMA_URL)).split(sep).join('/');
+  return path.startsWith('.') || path.startsWith('/') ? path : `./${path}`;
 }
 
 export async function exportWorkspace(request: ExportRequest, settings: ApiSettings, observer: Observer = {}): Promise<ExportResult> {
   const live = await withClient(settings, observer, (client) =>
     reading(client, 'workspace', observer, () => readWorkspace(client, request.organization, request.projects, settings.parallelism)));
-  return exportDocument(live, { organization: request.organization, schemaId: schemaDocument().$id, validate: loadSchemaValidator(), shared: request.shared === true });
+  return exportDocument(live, { organization: request.organization, schemaId: schemaReference(request.outFile), validate: loadSchemaValidator(),
+    shared: request.shared === true, allFields: request.allFields === true });
 }
