@@ -204,6 +204,8 @@ describe('drift', () => {
     const text = await ws.cli(['drift', drifted]);
     expect(text.code).toBe(2);
     expect(text.stdout).toContain('Drift: 1 missing, 1 changed, 0 to delete.');
+    // Every format says which side is live and which is the files, in the same words.
+    expect(text.stdout).toContain('feature_flags_access_level: live 37, files say 21');
 
     const json = await ws.cli(['drift', drifted, '--format', 'json']);
     expect(json.code).toBe(2);
@@ -214,11 +216,12 @@ describe('drift', () => {
     const xml = readFileSync(ws.path('drift.xml'), 'utf8');
     expect(xml).toContain('<testsuite name="hogsync drift" tests="2" failures="2"');
     expect(xml).toContain(`name="role:${ORG}/Admins"`);
-    expect(xml).toContain('feature_flags_access_level: 37 → 21');
+    expect(xml).toContain('feature_flags_access_level: live 37, files say 21');
 
     const md = await ws.cli(['drift', drifted, '--format', 'markdown']);
     expect(md.stdout).toContain('### hogsync drift report');
     expect(md.stdout).toContain(`<b>role:${ORG}/Missing</b>`);
+    expect(md.stdout).toContain('- feature_flags_access_level: 37   (live)\n+ feature_flags_access_level: 21   (files)');
   });
 });
 

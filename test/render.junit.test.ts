@@ -19,7 +19,7 @@ describe('junit drift report', () => {
     expect(xml).toContain('<testcase classname="hogsync.role" name="role:org/Team 🚀"/>');
     expect(xml).toContain('name="role:org/Team 🔥 &lt;&amp;&quot;&gt;"');
     expect(xml).toContain('<testsuite name="hogsync drift" tests="2" failures="1"');
-    expect(xml).toContain('feature_flags_access_level: 21 → 37');
+    expect(xml).toContain('feature_flags_access_level: live 21, files say 37');
     expect(xml).not.toContain('\u001b');
   });
 });

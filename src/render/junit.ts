@@ -22,7 +22,8 @@ export function renderJunit(plan: Plan): string {
     const what = change.action === 'create' ? 'missing from the live workspace' : change.action === 'delete' ? 'present but should be deleted' : 'differs from the configuration';
     const details = change.fields.map((f) => {
       const by = fieldAttribution(f);
-      return `${f.path}: ${inline(f.before)} → ${inline(f.after)}${by ? ` (${by})` : ''}`;
+      // The same words as the text report: which side is live, which is the files.
+      return `${f.path}: live ${inline(f.before)}, files say ${inline(f.after)}${by ? ` (${by})` : ''}`;
     }).join('\n');
     // Who changed it, and when, in the message itself: CI dashboards show the message first.
     const who = [...new Set(change.fields.flatMap((f) => {

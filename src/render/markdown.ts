@@ -37,10 +37,12 @@ function changeBody(plan: Plan, change: Change): string[] {
         }
       }
     } else if (needsLineDiff(field)) {
-      lines.push(`  ${field.path}:`);
+      lines.push(`  ${field.path}${plan.kind === 'drift' ? ' (- live, + files)' : ''}:`);
       for (const l of lineDiff(field.before, field.after)) lines.push(`${l.sign}   ${l.text}`);
     } else {
-      lines.push(`- ${field.path}: ${inline(field.before)}`, `+ ${field.path}: ${inline(field.after)}`);
+      // A drift report says which side is which, as the text report does (live, files say).
+      const [live, files] = plan.kind === 'drift' ? ['   (live)', '   (files)'] : ['', ''];
+      lines.push(`- ${field.path}: ${inline(field.before)}${live}`, `+ ${field.path}: ${inline(field.after)}${files}`);
     }
   }
   if (change.action === 'delete') lines.push(`- ${printable(change.address)}`);
