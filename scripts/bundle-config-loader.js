@@ -35,7 +35,7 @@ addFormats.default(ajv, ['uuid']);
 // Annotations hogsync reads itself: sensitivity, compare rule, what a pattern means (for messages),
 // fields the API merges, fields that only shape the configuration (aliases, renames, shared flags), never sent to the
 // API, and fields that are UI state (left out of exports unless --all-fields).
-ajv.addVocabulary(['x-sensitive', 'x-normalize', 'x-expected', 'x-reason', 'x-config-only', 'x-merge', 'x-ui-state']);
+ajv.addVocabulary(['x-sensitive', 'x-normalize', 'x-expected', 'x-reason', 'x-config-only', 'x-merge', 'x-ui-state', 'x-deprecated']);
 writeFileSync(join(scratch, 'schema-validator.cjs'), standaloneCode(ajv, ajv.compile(schema)));
 
 const bundles = [

@@ -158,8 +158,9 @@ describe('export', () => {
     const schema = JSON.parse(readFileSync(new URL('../schemas/hogsync.schema.json', import.meta.url), 'utf8'));
     // (Configuration-only fields such as `alias` are not the API's: export writes none.)
     // Fields that are web-app state (x-ui-state) are left out without --all-fields.
-    const fields = Object.entries(schema.$defs.project.properties as Record<string, { 'x-config-only'?: boolean; 'x-ui-state'?: boolean }>)
-      .filter(([f, p]) => f !== 'ensure' && p['x-config-only'] !== true && p['x-ui-state'] !== true).map(([f]) => f);
+    // Deprecated ones (x-deprecated: the API refuses any value) are never written.
+    const fields = Object.entries(schema.$defs.project.properties as Record<string, { 'x-config-only'?: boolean; 'x-ui-state'?: boolean; 'x-deprecated'?: string }>)
+      .filter(([f, p]) => f !== 'ensure' && p['x-config-only'] !== true && p['x-ui-state'] !== true && p['x-deprecated'] === undefined).map(([f]) => f);
     expect(Object.keys(web)).toEqual(fields);
     expect(web).toMatchObject({
       id: 12345, timezone: 'Europe/Berlin', session_recording_minimum_duration_milliseconds: 2500, autocapture_opt_out: null,
@@ -179,6 +180,7 @@ describe('export', () => {
     // The API drops empty entries of app_urls: what it stores is valid.
     expect(mobile.app_urls).toEqual(['https://m.example.com']);
     expect(mobile.slack_incoming_webhook).toBeNull();
+    expect(web).not.toHaveProperty('access_control');
     for (const uiState of ['primary_dashboard', 'completed_snippet_onboarding', 'has_completed_onboarding_for', 'live_events_columns']) {
       expect(web).not.toHaveProperty(uiState);
     }

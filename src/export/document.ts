@@ -84,6 +84,8 @@ function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kin
       if (field === kind.identityField || record[field] === undefined) continue;
       // Web-app state (onboarding progress, the dashboard it opens) is not configuration.
       if (kind.fields[field]?.uiState === true && !allFields) continue;
+      // A field the API refuses to take (deprecated) would only fail the next apply.
+      if (kind.fields[field]?.deprecated !== undefined) continue;
       data[field] = exportedValue(kind, field, record[field]);
     }
     const children = kinds.filter((c) => c.parent === kind.name)

@@ -26,6 +26,8 @@ export interface FieldSpec {
   merge?: MergeDepth;
   /** State of the web app rather than a setting (schema `x-ui-state`): export writes it only with --all-fields. */
   uiState?: boolean;
+  /** Why the API no longer takes this field (schema `x-deprecated`): validate warns, export leaves it out. */
+  deprecated?: string;
 }
 
 export type MergeDepth = 'top' | 'nested';

@@ -31,6 +31,8 @@ export interface SchemaNode {
   'x-merge'?: boolean | 'nested';
   /** State of the web app (onboarding progress, the dashboard it opens): export leaves it out unless --all-fields. */
   'x-ui-state'?: boolean;
+  /** Why a field the API still returns may no longer be written: validate warns, export leaves it out. */
+  'x-deprecated'?: string;
 }
 
 export interface SchemaDocument extends SchemaNode { $id: string; $defs: Record<string, SchemaNode> }
@@ -75,6 +77,7 @@ export function fieldsFromSchema(def: string, exclude: readonly string[]): Recor
       compare: prop['x-normalize'] ?? target['x-normalize'] ?? 'plain',
       sensitive: prop['x-sensitive'] === true,
       ...(prop['x-ui-state'] === true ? { uiState: true } : {}),
+      ...(typeof prop['x-deprecated'] === 'string' ? { deprecated: prop['x-deprecated'] } : {}),
       ...(merge === 'nested' ? { merge: 'nested' as const } : merge === true ? { merge: 'top' as const } : {}),
     };
   }
