@@ -1,6 +1,9 @@
 // Projects: adopted by id, read one GET each (their list carries only basic fields), updated by
 // PATCH, never created; deleting one needs the command line to name it. They hold feature flags.
-import type { ResourceKind, Scope } from './kind.js';
+// The API keeps project names unique within an organization, trimmed and without regard to case
+// (409 on a duplicate): apply renames a project that frees a name before the one that takes it,
+// and a cycle of renames (two projects swapping names) is refused at plan time.
+import type { ChangeView, ResourceKind, Scope, ScopeCheck, ScopeView } from './kind.js';
 import { fieldsFromSchema, lazy } from './schema.js';
 
 const base = (s: Scope) => `/api/organizations/${encodeURIComponent(s.organization)}/projects/`;
@@ -31,4 +34,58 @@ export const project: ResourceKind = {
   deleteCall: (s, id) => ({ method: 'DELETE', path: project.itemPath(s, id) }),
   // Its settings are logged under Team, its own fields (name, product_description) under Project.
   activity: { scopes: ['Team', 'Project'], log: 'self' },
+  order: (changes) => renameOrder(changes).map(([taker, freer]) => [freer.address, taker.address]),
+  check: checkRenames,
 };
+
+/** A name as the API compares it for uniqueness: trimmed, without regard to case. */
+const nameKey = (name: unknown): string | undefined => (typeof name === 'string' ? name.trim().toLowerCase() : undefined);
+
+/** The name a change frees: its live name, when it is deleted or renamed to another name. */
+function freed(c: ChangeView): string | undefined {
+  const before = nameKey(c.live?.name);
+  if (before === undefined) return undefined;
+  if (c.action === 'delete') return before;
+  const after = nameKey(c.values.name);
+  return after !== undefined && after !== before ? before : undefined;
+}
+
+/** The name a change takes from another project (a rename to a different name). */
+function taken(c: ChangeView): string | undefined {
+  if (c.action === 'delete') return undefined;
+  const after = nameKey(c.values.name);
+  return after !== undefined && after !== nameKey(c.live?.name) ? after : undefined;
+}
+
+/** Pairs [taker, freer]: the change that takes a name and the change that frees it first. */
+function renameOrder(changes: readonly ChangeView[]): Array<[ChangeView, ChangeView]> {
+  const freers = new Map<string, ChangeView>();
+  for (const c of changes) {
+    const name = freed(c);
+    if (name !== undefined) freers.set(name, c);
+  }
+  const pairs: Array<[ChangeView, ChangeView]> = [];
+  for (const c of changes) {
+    const name = taken(c);
+    const freer = name === undefined ? undefined : freers.get(name);
+    if (freer && freer !== c) pairs.push([c, freer]);
+  }
+  return pairs;
+}
+
+/** Refuses a cycle of renames: each would take a name another still holds, so none could go first. */
+function checkRenames(view: ScopeView): ScopeCheck {
+  const next = new Map(renameOrder(view.changes));
+  for (const start of next.keys()) {
+    const path: ChangeView[] = [];
+    let c: ChangeView | undefined = start;
+    while (c && !path.includes(c)) {
+      path.push(c);
+      c = next.get(c);
+    }
+    if (c !== start) continue;
+    const renames = path.map((p) => `${p.identity} "${String(p.live?.name).trim()}" → "${String(p.values.name).trim()}"`).join(', ');
+    return { error: `projects ${path.map((p) => p.identity).join(' and ')} of organization ${view.scope.organization} swap names in a cycle (${renames}): the API keeps project names unique in an organization (trimmed, any case), so no rename of the cycle could go first; rename one to a free name in a separate apply first` };
+  }
+  return {};
+}

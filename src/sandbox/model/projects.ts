@@ -305,7 +305,7 @@ export function checkProjectPatch(state: SandboxState, p: ProjectState, changes:
   }
   const name = changes.name;
   if (typeof name === 'string' && name !== p.name) {
-    const lower = name.toLowerCase();
+    const lower = name.trim().toLowerCase();
     const taken = state.projects.some((o) => o.organization === p.organization && o.id !== p.id && o.is_pending_deletion !== true
       && o.name.trim().toLowerCase() === lower);
     if (taken) throw conflict(`There is already a project called "${name}" in this organization. Choose a different name.`);
