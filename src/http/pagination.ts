@@ -36,14 +36,35 @@ export const MAX_READS = 3;
 
 interface Envelope { results: unknown[]; next: string | null; count: number | undefined }
 
-interface Read { items: unknown[]; inconsistency?: string }
+interface Read { items: unknown[]; inconsistency?: string; meta?: Record<string, unknown> }
+
+/**
+ * What a list's first page says besides its records (the organization's `max_proxy_records`):
+ * kept on the array collectPages returns, read with listMeta.
+ */
+const LIST_META = Symbol('listMeta');
+const ENVELOPE_KEYS = new Set(['results', 'next', 'previous', 'count']);
+
+/** The first page's keys besides the envelope's, for a list collectPages read; undefined for any other array. */
+export function listMeta(items: readonly unknown[]): Record<string, unknown> | undefined {
+  return (items as { [LIST_META]?: Record<string, unknown> })[LIST_META];
+}
+
+function metaOf(body: unknown): Record<string, unknown> | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const entries = Object.entries(body).filter(([k]) => !ENVELOPE_KEYS.has(k));
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+}
 
 export async function collectPages<T>(first: URL, source: PageSource): Promise<T[]> {
   let why = '';
   let path = first.pathname;
   for (let read = 1; read <= MAX_READS; read++) {
     const result = await readOnce(first, source, (p) => { path = p; });
-    if (result.inconsistency === undefined) return result.items as T[];
+    if (result.inconsistency === undefined) {
+      if (result.meta) Object.defineProperty(result.items, LIST_META, { value: result.meta, enumerable: false });
+      return result.items as T[];
+    }
     why = result.inconsistency;
   }
   throw new HogsyncError('api', `the list changed while it was read, ${MAX_READS} times in a row (${why}); `
@@ -55,6 +76,7 @@ async function readOnce(first: URL, source: PageSource, shown: (path: string) =>
   shown(firstPage.path);
   if (Array.isArray(firstPage.body)) return { items: distinct(firstPage.body) };
   const head = envelope(firstPage);
+  const meta = metaOf(firstPage.body);
   const pages: Envelope[] = [head];
   let next = head.next === null ? undefined : source.follow(head.next, firstPage);
 
@@ -96,7 +118,7 @@ async function readOnce(first: URL, source: PageSource, shown: (path: string) =>
   if (count !== undefined && items.length !== count) {
     return { items, inconsistency: `${items.length} distinct records where its count says ${count}` };
   }
-  return { items };
+  return meta ? { items, meta } : { items };
 }
 
 /** A record seen on two pages is one record: records with the same `id` are kept once (the first read). */

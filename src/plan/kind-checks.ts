@@ -71,12 +71,14 @@ export function kindChecks(desired: DesiredState, live: LiveState, result: PlanR
       for (const scope of scopesOf(kind, org)) {
         const all = live.find(kind, scope) ?? [];
         const items = (byScope.get(scope.project) ?? []).map((i) => ({ key: i.key, ensure: i.ensure, fields: i.fields, position: i.position }));
+        const meta = live.metaOf?.(kind, scope);
         const checked = kind.check({
           scope,
           items,
           records: all.filter((r) => !kind.isGone(r)),
           gone: all.filter((r) => kind.isGone(r)),
           changes: views.get(scopeKey(kind.name, scope)) ?? [],
+          ...(meta ? { meta } : {}),
         });
         if (checked.error) throw new HogsyncError('config', checked.error);
         warnings.push(...(checked.warnings ?? []));

@@ -3,12 +3,20 @@
 // it by hand.
 import type { LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
 
-export interface LiveCollection { kind: ResourceKind; scope: Scope; records: LiveRecord[] }
+export interface LiveCollection {
+  kind: ResourceKind;
+  scope: Scope;
+  records: LiveRecord[];
+  /** What the list's answer said besides its records (an organization's limit), when it said anything. */
+  meta?: Record<string, unknown>;
+}
 
 export interface LiveState {
   collections: LiveCollection[];
   /** Live records of `kind` in `scope`, or undefined when that collection was not read. */
   find(kind: ResourceKind, scope: Scope): LiveRecord[] | undefined;
+  /** What the collection's list said besides its records, if anything. */
+  metaOf?(kind: ResourceKind, scope: Scope): Record<string, unknown> | undefined;
 }
 
 export function collectionKey(kind: ResourceKind, scope: Scope): string {
@@ -18,8 +26,10 @@ export function collectionKey(kind: ResourceKind, scope: Scope): string {
 /** Collections read more than once (a default list and a held-back one) hold the records of every read. */
 export function liveStateOf(collections: LiveCollection[]): LiveState {
   const index = new Map<string, LiveRecord[]>();
+  const metas = new Map<string, Record<string, unknown>>();
   for (const c of collections) {
     const key = collectionKey(c.kind, c.scope);
+    if (c.meta && !metas.has(key)) metas.set(key, c.meta);
     const known = index.get(key);
     if (!known) {
       index.set(key, c.records);
@@ -28,7 +38,7 @@ export function liveStateOf(collections: LiveCollection[]): LiveState {
     const ids = new Set(known.map((r) => String(c.kind.liveId(r))));
     index.set(key, [...known, ...c.records.filter((r) => !ids.has(String(c.kind.liveId(r))))]);
   }
-  return { collections, find: (kind, scope) => index.get(collectionKey(kind, scope)) };
+  return { collections, find: (kind, scope) => index.get(collectionKey(kind, scope)), metaOf: (kind, scope) => metas.get(collectionKey(kind, scope)) };
 }
 
 /** Live state with more collections read. */

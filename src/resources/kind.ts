@@ -113,6 +113,8 @@ export interface ScopeView {
   /** Live records the kind's `isGone` says are gone (a deleted flag still listed). */
   gone: readonly LiveRecord[];
   changes: readonly ChangeView[];
+  /** What the scope's list said besides its records (an organization's `max_proxy_records`), if anything. */
+  meta?: Readonly<Record<string, unknown>>;
 }
 
 export interface ScopeCheck {

@@ -1,7 +1,7 @@
 // Proxy records: identity = domain (lower-cased, no trailing dot). The domain is the only
 // writable field, so a record is never updated: a new domain is a new record. A create
 // answers with the CNAME target the user must point DNS at.
-import type { ResourceKind, Scope } from './kind.js';
+import type { LiveRecord, ResourceKind, Scope, ScopeCheck, ScopeView } from './kind.js';
 import { fieldsFromSchema, lazy } from './schema.js';
 
 const base = (s: Scope) => `/api/organizations/${encodeURIComponent(s.organization)}/proxy_records/`;
@@ -9,6 +9,46 @@ const fields = lazy(() => fieldsFromSchema('proxy_record', ['domain']));
 
 export function normalizeDomain(raw: unknown): string {
   return String(raw).trim().toLowerCase().replace(/\.$/, '');
+}
+
+/** Statuses the API deletes a record in at once (nothing was provisioned): its slot is free after the delete. */
+const DELETED_AT_ONCE = new Set(['waiting', 'erroring', 'timed_out']);
+
+function domainsHeld(records: readonly LiveRecord[], gone: readonly LiveRecord[]): string {
+  return [...records.map((r) => normalizeDomain(r.domain)), ...gone.map((r) => `${normalizeDomain(r.domain)} (deleting)`)].join(', ');
+}
+
+/**
+ * Warnings of one organization: creates beyond its `max_proxy_records` (records still deleting
+ * count; a delete frees a slot only when the API deletes the record at once), and every declared
+ * record whose live status is not `valid` yet, with its CNAME target and the API's message.
+ */
+function checkProxyRecords(view: ScopeView): ScopeCheck {
+  const warnings: string[] = [];
+  const max = view.meta?.max_proxy_records;
+  const creates = view.changes.filter((c) => c.action === 'create');
+  if (typeof max === 'number' && creates.length > 0) {
+    const held = view.records.length + view.gone.length;
+    const freed = view.changes.filter((c) => c.action === 'delete' && DELETED_AT_ONCE.has(String(c.live?.status))).length;
+    if (held - freed + creates.length > max) {
+      const holders = held > 0 ? `it holds ${held} (${domainsHeld(view.records, view.gone)})` : 'it holds none';
+      const n = creates.length === 1 ? '1 proxy record' : `${creates.length} proxy records`;
+      warnings.push(`proxy records: the plan creates ${n} but organization ${view.scope.organization} allows at most ${max} `
+        + `(max_proxy_records) and ${holders}, records still deleting included: `
+        + `${creates.map((c) => c.address).join(', ')} would exceed the limit and the API would refuse the create`);
+    }
+  }
+  const live = new Map(view.records.map((r) => [normalizeDomain(r.domain), r]));
+  for (const item of view.items) {
+    if (item.ensure !== 'present') continue;
+    const record = live.get(normalizeDomain(item.key));
+    if (!record || typeof record.status !== 'string' || record.status === 'valid') continue;
+    const domain = normalizeDomain(record.domain);
+    const target = typeof record.target_cname === 'string' ? `; DNS: point ${domain} CNAME ${record.target_cname}` : '';
+    const message = typeof record.message === 'string' && record.message !== '' ? `; the API says: ${record.message}` : '';
+    warnings.push(`proxy_record:${view.scope.organization}/${domain} is ${record.status}, not valid yet${target}${message}`);
+  }
+  return { warnings };
 }
 
 export const proxyRecord: ResourceKind = {
@@ -32,6 +72,7 @@ export const proxyRecord: ResourceKind = {
   // Deletion is asynchronous: a record the platform is still deleting is gone for hogsync
   // (never deleted twice, not unmanaged, no drift), though it still counts against the limit.
   isGone: (r) => r.status === 'deleting',
+  check: checkProxyRecords,
   createCall: (s, key) => ({ method: 'POST', path: base(s), body: { domain: key } }),
   updateCall: () => { throw new Error('proxy records have no updatable field'); },
   deleteCall: (s, id) => ({ method: 'DELETE', path: proxyRecord.itemPath(s, id) }),

@@ -4,6 +4,7 @@
 // outside: src/state/targets.ts for a plan, reread.ts after apply, workspace.ts for export.
 import type { DesiredState } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
+import { listMeta } from '../http/pagination.js';
 import type { ApiPort } from '../http/port.js';
 import { liveStateOf, type LiveState } from '../plan/live.js';
 import type { LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
@@ -29,15 +30,21 @@ export async function readCollections(api: ApiPort, reads: readonly CollectionRe
     return record ? [record] : [];
   });
   const byRead = new Map<CollectionRead, LiveRecord[]>();
+  const metas = new Map<CollectionRead, Record<string, unknown>>();
   units.forEach((unit, i) => {
     let records = results[i] ?? [];
+    const meta = listMeta(records);
+    if (meta) metas.set(unit.read, meta);
     if (!('id' in unit) && unit.read.ids.length > 0) {
       const declared = new Set(unit.read.ids.map(String));
       records = records.filter((r) => !declared.has(String(unit.read.kind.liveId(r))));
     }
     byRead.set(unit.read, [...(byRead.get(unit.read) ?? []), ...records]);
   });
-  return liveStateOf(reads.map((read) => ({ kind: read.kind, scope: read.scope, records: byRead.get(read) ?? [] })));
+  return liveStateOf(reads.map((read) => {
+    const meta = metas.get(read);
+    return { kind: read.kind, scope: read.scope, records: byRead.get(read) ?? [], ...(meta ? { meta } : {}) };
+  }));
 }
 
 /** Live records drive deletes and updates: a record without an id or identity is refused, not guessed at. */
