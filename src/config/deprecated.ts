@@ -1,7 +1,7 @@
 // Warnings for declared fields the API still returns but no longer takes (schema `x-deprecated`):
 // the file is valid, but an apply would be refused, so validate says so at the item's line.
 import { formatPosition } from './problems.js';
-import { KINDS, type Kinds } from '../resources/registry.js';
+import { KINDS, kindByName, type Kinds } from '../resources/registry.js';
 import { declaredAt } from './shared.js';
 import type { DesiredState } from './model.js';
 
@@ -9,8 +9,7 @@ export function deprecatedFieldWarnings(state: DesiredState, kinds: Kinds = KIND
   const warnings: string[] = [];
   for (const org of state.organizations) {
     for (const item of org.items) {
-      const kind = kinds.find((k) => k.name === item.kind);
-      if (!kind) continue;
+      const kind = kindByName(item.kind, kinds);
       for (const field of Object.keys(item.fields)) {
         const why = kind.fields[field]?.deprecated;
         if (why === undefined) continue;

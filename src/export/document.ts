@@ -17,7 +17,7 @@ import { renderYaml, type LocatedItem } from './yaml.js';
 export interface ExportOptions {
   /** The organization id, lower-cased as the loader keys it. */
   organization: string;
-  /** The `$id` of the JSON Schema, for the editor modeline on the first line. */
+  /** Where the editor modeline on the first line finds the JSON Schema (a path relative to the file). */
   schemaId: string;
   /** The compiled JSON Schema validator the loader uses. */
   validate: SchemaValidator;
