@@ -24,14 +24,15 @@ const RATES = ['0.1', '0.25', '0.50', '1.00', '0'];
 const level = fc.constantFrom(21, 37);
 const liveArb = fc.record({
   roles: fc.uniqueArray(fc.constantFrom(...ROLE_NAMES), { maxLength: 5 }).chain((names) => fc.tuple(...names.map((n) => fc.record({ name: fc.constant(n), feature_flags_access_level: level })))),
-  proxies: fc.uniqueArray(fc.constantFrom(...DOMAINS), { maxLength: 4 }),
+  // Live domains may be in any case and end in a dot (the API stores what it is sent); files may not.
+  proxies: fc.uniqueArray(fc.constantFrom(...DOMAINS), { maxLength: 4 }).chain((ds) => fc.tuple(...ds.map((domain) => fc.record({ domain: fc.constant(domain), upper: fc.boolean() })))),
   flags: fc.uniqueArray(fc.constantFrom(...FLAG_KEYS), { maxLength: 5 }).chain((keys) => fc.tuple(...keys.map((key) => fc.record({ key: fc.constant(key), active: fc.boolean(), rollout: fc.integer({ min: 0, max: 100 }) })))),
   timezone: fc.constantFrom(...TIMEZONES),
 });
 const ensure = fc.constantFrom<'present' | 'absent'>('present', 'present', 'absent');
 const desiredArb = fc.record({
   roles: fc.uniqueArray(fc.constantFrom(...ROLE_NAMES), { maxLength: 5 }).chain((names) => fc.tuple(...names.map((n) => fc.record({ name: fc.constant(n), level: fc.option(level), ensure })))),
-  proxies: fc.uniqueArray(fc.constantFrom(...DOMAINS), { maxLength: 4 }).chain((ds) => fc.tuple(...ds.map((domain) => fc.record({ domain: fc.constant(domain), upper: fc.boolean(), ensure })))),
+  proxies: fc.uniqueArray(fc.constantFrom(...DOMAINS), { maxLength: 4 }).chain((ds) => fc.tuple(...ds.map((domain) => fc.record({ domain: fc.constant(domain), ensure })))),
   flags: fc.uniqueArray(fc.constantFrom(...FLAG_KEYS), { maxLength: 5 }).chain((keys) => fc.tuple(...keys.map((key) => fc.record({ key: fc.constant(key), active: fc.option(fc.boolean()), rollout: fc.option(fc.integer({ min: 0, max: 100 })), ensure })))),
   project: fc.record({ timezone: fc.option(fc.constantFrom(...TIMEZONES)), rate: fc.option(fc.constantFrom(...RATES)), anonymize: fc.option(fc.boolean()) }),
   prune: fc.record({ roles: fc.boolean(), proxy_records: fc.boolean(), feature_flags: fc.boolean() }),
@@ -52,7 +53,7 @@ function configYaml(d: DesiredArb): string {
   return stringify({
     organization: ORG,
     projects: [project],
-    proxy_records: d.proxies.map((p) => clean({ domain: p.upper ? `${p.domain.toUpperCase()}.` : p.domain, ensure: p.ensure === 'absent' ? 'absent' : undefined })),
+    proxy_records: d.proxies.map((p) => clean({ domain: p.domain, ensure: p.ensure === 'absent' ? 'absent' : undefined })),
     roles: d.roles.map((r) => clean({ name: r.name, ensure: r.ensure === 'absent' ? 'absent' : undefined, feature_flags_access_level: r.ensure === 'present' ? r.level : undefined })),
     prune: d.prune,
   });
@@ -70,7 +71,7 @@ async function check(live: LiveArb, desired: DesiredArb): Promise<void> {
         // A plan of the workspace that holds more than the default 2 proxy records (the limit has its own tests).
         max_proxy_records: 10,
         projects: [{ id: 12345, name: 'P', timezone: live.timezone, feature_flags: live.flags.map((f) => ({ key: f.key, active: f.active, filters: { groups: [{ properties: [], rollout_percentage: f.rollout }] } })) }],
-        proxy_records: live.proxies.map((domain) => ({ domain })),
+        proxy_records: live.proxies.map((p) => ({ domain: p.upper ? `${p.domain.toUpperCase()}.` : p.domain })),
         roles: live.roles,
       }],
     },
@@ -91,7 +92,7 @@ async function check(live: LiveArb, desired: DesiredArb): Promise<void> {
 
     // 2. and 3. Undeclared items survive unless pruned; declared ones are deleted only when absent.
     const names = (state: typeof before, kind: string, field: string) =>
-      state.collections.filter((c) => c.kind.name === kind).flatMap((c) => c.records.filter((r) => r.deleted !== true).map((r) => String(r[field]).toLowerCase()));
+      state.collections.filter((c) => c.kind.name === kind).flatMap((c) => c.records.filter((r) => r.deleted !== true).map((r) => String(r[field]).toLowerCase().replace(/\.$/, '')));
     const expectations: Array<[string, string, string[], Array<{ key: string; ensure: string }>, boolean]> = [
       ['role', 'name', ROLE_NAMES, desired.roles.map((r) => ({ key: r.name, ensure: r.ensure })), desired.prune.roles],
       ['proxy_record', 'domain', DOMAINS, desired.proxies.map((p) => ({ key: p.domain, ensure: p.ensure })), desired.prune.proxy_records],

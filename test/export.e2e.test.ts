@@ -275,3 +275,21 @@ describe('export', () => {
     expect(denied.stderr + denied.stdout).not.toContain(sandbox.apiKey);
   });
 });
+
+describe('export of proxy domains the API stored as sent', () => {
+  it('writes a domain in another case or with a trailing dot in the web app form, leaves out one the web app refuses, and plans empty', async () => {
+    await stopAllSandboxes();
+    sandbox = await inProcessSandbox({
+      seed: { organizations: [{ id: ORG, max_proxy_records: 5, projects: [{ id: 12345, name: 'Web app' }], proxy_records: [{ domain: 'E.Example.COM.', status: 'valid' }, { domain: 'bad_domain.example.com', status: 'erroring' }] }] },
+    });
+    ws.remove();
+    ws = workspace(sandbox);
+    const { text, stderr } = await exportTo('x.yaml');
+    expect((parse(text) as Doc).proxy_records).toEqual([{ domain: 'e.example.com' }]);
+    expect(stderr).toContain('bad_domain.example.com');
+    expect((await ws.cli(['validate', 'x.yaml'])).code).toBe(0);
+    const plan = await ws.cli(['plan', 'x.yaml', '--format', 'json', '--detailed-exitcode']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(JSON.parse(plan.stdout)).toMatchObject({ changes: [], unmanaged: [expect.objectContaining({ address: `proxy_record:${ORG}/bad_domain.example.com` })] });
+  });
+});

@@ -30,7 +30,7 @@ describe('plan', () => {
     name: Web app
     session_recording_sample_rate: "0.5"   # "0.50" live: the same value
 proxy_records:
-  - domain: KEEP.example.com.
+  - domain: keep.example.com
 roles:
   - name: Support
     feature_flags_access_level: 21

@@ -57,4 +57,29 @@ describe('project renames', () => {
     expect(names()).toEqual([[12345, 'Web'], [12346, 'Mobile']]);
     expect(Object.keys(sandbox.stats.byRoute).filter((k) => k.startsWith('PATCH'))).toEqual([]);
   });
+
+  it('a rename onto a name another declared project keeps, or two renames to one name, is refused at plan time; also when the holder is not declared', async () => {
+    sandbox = await inProcessSandbox({ seed: { organizations: [{ id: ORG, projects: [
+      { id: 12345, name: 'Web' }, { id: 12346, name: 'Mobile' }, { id: 12347, name: 'Docs' },
+    ] }] } });
+    ws = workspace(sandbox);
+    const kept = ws.write('kept.yaml', config('projects:\n  - id: 12345\n    name: Web\n  - id: 12346\n    name: " WEB"\n'));
+    const planned = await ws.cli(['plan', kept]);
+    expect(planned.code).toBe(1);
+    expect(planned.stderr.trim()).toMatch(/^error: project 12346 of organization \S+ is renamed to "WEB", which project 12345 keeps \(the API keeps project names unique/);
+
+    const both = ws.write('both.yaml', config('projects:\n  - id: 12345\n    name: Site\n  - id: 12346\n    name: site\n'));
+    const twice = await ws.cli(['apply', both, '--auto-approve']);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain('error: projects 12345 and 12346 of organization');
+    expect(twice.stderr).toContain('are both renamed to "site"');
+    expect(Object.keys(sandbox.stats.byRoute).filter((k) => k.startsWith('PATCH'))).toEqual([]);
+
+    // Project 12347 is not declared: the organization's project list still names it.
+    const undeclared = ws.write('undeclared.yaml', config('projects:\n  - id: 12346\n    name: docs\n'));
+    const refused = await ws.cli(['apply', undeclared, '--auto-approve']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('is renamed to "docs", which project 12347 keeps');
+    expect(names()).toEqual([[12345, 'Web'], [12346, 'Mobile'], [12347, 'Docs']]);
+  });
 });

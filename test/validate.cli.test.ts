@@ -132,3 +132,47 @@ describe('hogsync validate: project fields of the real API', () => {
     expect(r.stderr).toContain("app_urls[1]: must not be empty");
   });
 });
+
+describe('hogsync validate: proxy domains by the web app rule (the API checks nothing)', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'hogsync-validate-domains-'));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('accepts lower-case letters, digits, dots and hyphens up to 64 characters', async () => {
+    const path = join(tmp, 'ok.yaml');
+    const longest = `${'a'.repeat(52)}.example.com`;
+    writeFileSync(path, `organization: 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f\nproxy_records:\n  - domain: e-1.example.com\n  - domain: ${longest}\n  - domain: 0.example.io\n`);
+    expect(longest).toHaveLength(64);
+    expect(await runCli(['validate', path])).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('refuses every other domain at file:line:col with what to write instead', async () => {
+    const path = join(tmp, 'bad.yaml');
+    const domains = ['E.Example.com', 'two.example.com.', 'https://three.example.com/', '"*.example.com"', 'bad_domain.example.com', '-lead.example.com', 'e example.com', 'e.example.com-', `${'a'.repeat(53)}.example.com`];
+    writeFileSync(path, `organization: 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f\nproxy_records:\n${domains.map((d) => `  - domain: ${d}\n`).join('')}`);
+    const r = await runCli(['validate', path]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toMatch(noStack);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines.at(-1)).toBe(`${domains.length} errors in 1 file`);
+    for (let i = 0; i < domains.length; i++) expect(lines[i]).toMatch(new RegExp(`^${bad(path)}:${i + 3}:13: `));
+    expect(lines[0]).toContain('must be a lower-case domain name such as e.example.com');
+    expect(lines[0]).toContain('; write it as "e.example.com"');
+    expect(lines[1]).toContain('; write it as "two.example.com"');
+    expect(lines[2]).toContain('; write it as "three.example.com"');
+    expect(lines[3]).toContain('(wildcards are not allowed)');
+    expect(lines[4]).toContain('got string "bad_domain.example.com"');
+    expect(lines[8]).toContain('must be at most 64 characters long, got 65');
+  });
+
+  it('keeps plan from sending a domain the web app would refuse', async () => {
+    const path = join(tmp, 'plan.yaml');
+    writeFileSync(path, 'organization: 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f\nproxy_records:\n  - domain: E.example.com\n');
+    const r = await runCli(['plan', path], { env: { HOGSYNC_API_KEY: 'phx_unused_key_for_this_test', HOGSYNC_BASE_URL: 'http://127.0.0.1:9' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${path}:3:13: domain: must be a lower-case domain name`);
+  });
+});
+
+function bad(path: string): string {
+  return path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

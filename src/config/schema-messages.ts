@@ -154,8 +154,10 @@ function explain(e: ErrorObject, ctx: MessageContext): SchemaIssue {
     }
     case 'format':
     case 'pattern': {
-      const expected = schemaAt(seg)?.node['x-expected'];
-      if (expected) return at(`must be ${expected}${got}`);
+      const node = schemaAt(seg)?.node;
+      const expected = node?.['x-expected'];
+      const fix = !secret && node?.['x-normalize'] === 'domain' && typeof value === 'string' ? domainFix(value, String(p.pattern)) : '';
+      if (expected) return at(`must be ${expected}${got}${fix}`);
       if (e.keyword === 'format') return at(`must be a valid ${String(p.format)}${got}`);
       return at(`${shown} must match ${String(p.pattern)}`);
     }
@@ -222,4 +224,15 @@ export function explainErrors(errors: readonly ErrorObject[], ctx: MessageContex
     if (!current || (RANK[e.keyword] ?? 4) < (RANK[current.keyword] ?? 4)) best.set(key, e);
   }
   return [...best.values()].map((e) => explain(e, ctx));
+}
+
+/**
+ * What to write instead of a domain the web app's rule refuses, when that is clear: the
+ * form without protocol or path, lower-cased, without a trailing dot (how live domains
+ * compare); wildcards have no fix.
+ */
+function domainFix(value: string, pattern: string): string {
+  if (value.includes('*')) return ' (wildcards are not allowed)';
+  const bare = value.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/[/?#].*$/, '').toLowerCase().replace(/\.$/, '');
+  return bare !== value && new RegExp(pattern, 'u').test(bare) ? `; write it as ${JSON.stringify(bare)}` : '';
 }

@@ -75,8 +75,11 @@ function byIdentity(kind: ResourceKind): (a: LiveRecord, b: LiveRecord) => numbe
 function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kinds, allFields: boolean): Entry[] {
   const records = (live.find(kind, scope) ?? []).filter((r) => !kind.isGone(r)).sort(byIdentity(kind));
   return records.map((record) => {
-    const identity = record[kind.identityField];
-    const display = kind.displayKey(identity);
+    // A text identity is written in its canonical form (a live `E.Example.com.` as
+    // `e.example.com`): the same item, and valid in a file where the API's spelling may not be.
+    const raw = record[kind.identityField];
+    const display = kind.displayKey(raw);
+    const identity = typeof raw === 'string' ? display : raw;
     const key = scope.project === null ? display : `${scope.project}/${display}`;
     const data: Record<string, unknown> = { [kind.identityField]: identity };
     for (const field of Object.keys(kind.fields)) {

@@ -1,8 +1,9 @@
 // Projects: adopted by id, read one GET each (their list carries only basic fields), updated by
 // PATCH, never created; deleting one needs the command line to name it. They hold feature flags.
 // The API keeps project names unique within an organization, trimmed and without regard to case
-// (409 on a duplicate): apply renames a project that frees a name before the one that takes it,
-// and a cycle of renames (two projects swapping names) is refused at plan time.
+// (409 on a duplicate): apply renames a project that frees a name before the one that takes it;
+// a cycle of renames (two projects swapping names), a rename onto a name another project keeps,
+// and two renames to one name are refused at plan time.
 import type { ChangeView, ResourceKind, Scope, ScopeCheck, ScopeView } from './kind.js';
 import { fieldsFromSchema, lazy } from './schema.js';
 
@@ -87,5 +88,26 @@ function checkRenames(view: ScopeView): ScopeCheck {
     const renames = path.map((p) => `${p.identity} "${String(p.live?.name).trim()}" → "${String(p.values.name).trim()}"`).join(', ');
     return { error: `projects ${path.map((p) => p.identity).join(' and ')} of organization ${view.scope.organization} swap names in a cycle (${renames}): the API keeps project names unique in an organization (trimmed, any case), so no rename of the cycle could go first; rename one to a free name in a separate apply first` };
   }
-  return {};
+  return nameClash(view) ?? {};
+}
+
+/**
+ * A rename onto a name that stays taken: by a live project the plan does not rename away
+ * (declared or not: the organization's list names them all), or by another rename of the plan.
+ */
+function nameClash(view: ScopeView): ScopeCheck | undefined {
+  const unique = ' (the API keeps project names unique in an organization, trimmed and without regard to case)';
+  const freedNames = new Set(view.changes.map(freed).filter((n) => n !== undefined));
+  const takers = new Map<string, ChangeView>();
+  for (const c of view.changes) {
+    const name = taken(c);
+    if (name === undefined) continue;
+    const other = takers.get(name);
+    if (other) return { error: `projects ${other.identity} and ${c.identity} of organization ${view.scope.organization} are both renamed to "${String(c.values.name).trim()}"${unique}` };
+    takers.set(name, c);
+    if (freedNames.has(name)) continue;
+    const holder = view.records.find((r) => r.id !== c.live?.id && nameKey(r.name) === name);
+    if (holder) return { error: `project ${c.identity} of organization ${view.scope.organization} is renamed to "${String(c.values.name).trim()}", which project ${String(holder.id)} keeps${unique}: rename project ${String(holder.id)} in the same files, or choose another name` };
+  }
+  return undefined;
 }
