@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { BIN, ORG, startSandbox, timed } from './support.js';
 
-const PROJECTS = 200, FLAGS = 100, ROLES = 50, PROXIES = 2, PAGE = 100, PARALLELISM = 10;
+// PAGE: the page size hogsync's lists ask for (LIST_PAGE_SIZE, `limit=1000`; the sandbox, like
+// the API, answers pages that size).
+const PROJECTS = 200, FLAGS = 100, ROLES = 50, PROXIES = 2, PAGE = 1000, PARALLELISM = 10;
 /** The real API's budget for one personal key: 4800 requests per sliding hour (480 per minute). */
 const HOURLY_LIMIT = 4800;
 /** What a full plan of this workspace cost before lists asked for large pages: it must not grow. */

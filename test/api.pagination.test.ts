@@ -1,11 +1,14 @@
-// Lists: a plain array or a bare `results` is one page; `next` links are followed by their
-// path and query only, on the base origin and the list's own path; with a known `count` and
+// Lists: the first request asks for pages of 1000 (`limit=1000`, unless the caller names a
+// limit); a plain array or a bare `results` is one page; `next` links are followed as given, by
+// their path and query only, on the base origin and the list's own path; with a known `count` and
 // limit/offset links, pages load in parallel and come back in order; a list that shifts is
 // read again, one that never reads whole or never ends is stopped.
 import { afterEach, describe, expect, it } from 'vitest';
 import { JSON_HEADERS, ORIGIN, closeMockApis, mockApi, rejection } from './support/mock-api.js';
 
 const LIST = '/api/organizations/0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f/proxy_records/';
+/** A list's first request: pages of 1000 are asked for (the API's default page is 100). */
+const FIRST = `${LIST}?limit=1000`;
 afterEach(closeMockApis);
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -13,23 +16,47 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('API client lists', () => {
   it('takes a plain array as the whole list', async () => {
     const api = mockApi();
-    api.pool.intercept({ path: LIST, method: 'GET' }).reply(200, [{ id: 1 }, { id: 2 }], JSON_HEADERS);
+    api.pool.intercept({ path: FIRST, method: 'GET' }).reply(200, [{ id: 1 }, { id: 2 }], JSON_HEADERS);
     expect(await api.client.listAll(LIST)).toEqual([{ id: 1 }, { id: 2 }]);
     expect(api.client.stats.requests).toBe(1);
   });
 
   it('takes {results} without count or next as a single page', async () => {
     const api = mockApi();
-    api.pool.intercept({ path: LIST, method: 'GET' }).reply(200, { results: [{ id: 'a' }] }, JSON_HEADERS);
+    api.pool.intercept({ path: FIRST, method: 'GET' }).reply(200, { results: [{ id: 'a' }] }, JSON_HEADERS);
     expect(await api.client.listAll(LIST)).toEqual([{ id: 'a' }]);
   });
 
   it('follows next links one by one when the total is unknown', async () => {
     const api = mockApi();
-    api.pool.intercept({ path: LIST, method: 'GET' }).reply(200, { next: `${ORIGIN}${LIST}?cursor=b`, results: [1, 2] }, JSON_HEADERS);
+    api.pool.intercept({ path: FIRST, method: 'GET' }).reply(200, { next: `${ORIGIN}${LIST}?cursor=b`, results: [1, 2] }, JSON_HEADERS);
     api.pool.intercept({ path: `${LIST}?cursor=b`, method: 'GET' }).reply(200, { next: `${ORIGIN}${LIST}?cursor=c`, results: [3] }, JSON_HEADERS);
     api.pool.intercept({ path: `${LIST}?cursor=c`, method: 'GET' }).reply(200, { next: null, results: [4] }, JSON_HEADERS);
     expect(await api.client.listAll(LIST)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('asks for pages of 1000 on its first request only, and follows next links exactly as given', async () => {
+    const api = mockApi();
+    const asked: string[] = [];
+    const page = (body: unknown) => (opts: { path: string }) => { asked.push(opts.path); return body; };
+    // A server that pages by less than was asked says so in its links: they keep its limit
+    // (100 here) and its query; hogsync rewrites none, nor adds a limit to a link without one.
+    api.pool.intercept({ path: FIRST, method: 'GET' }).reply(200, page({ next: `${ORIGIN}${LIST}?limit=100&cursor=b`, results: [1] }), JSON_HEADERS);
+    api.pool.intercept({ path: `${LIST}?limit=100&cursor=b`, method: 'GET' }).reply(200, page({ next: `${ORIGIN}${LIST}?cursor=c`, results: [2] }), JSON_HEADERS);
+    api.pool.intercept({ path: `${LIST}?cursor=c`, method: 'GET' }).reply(200, page({ next: null, results: [3] }), JSON_HEADERS);
+    expect(await api.client.listAll(LIST)).toEqual([1, 2, 3]);
+    expect(asked).toEqual([`${LIST}?limit=1000`, `${LIST}?limit=100&cursor=b`, `${LIST}?cursor=c`]);
+  });
+
+  it('keeps the query the caller names: its own limit, or its filters with pages of 1000', async () => {
+    const api = mockApi();
+    const asked: string[] = [];
+    const page = (body: unknown) => (opts: { path: string }) => { asked.push(opts.path); return body; };
+    api.pool.intercept({ path: `${LIST}?archived=true&limit=5`, method: 'GET' }).reply(200, page({ results: [1] }), JSON_HEADERS);
+    api.pool.intercept({ path: `${LIST}?archived=true&limit=1000`, method: 'GET' }).reply(200, page({ results: [2] }), JSON_HEADERS);
+    expect(await api.client.listAll(`${LIST}?archived=true&limit=5`)).toEqual([1]);
+    expect(await api.client.listAll(`${LIST}?archived=true`)).toEqual([2]);
+    expect(asked).toEqual([`${LIST}?archived=true&limit=5`, `${LIST}?archived=true&limit=1000`]);
   });
 
   it('follows a next link by its path and query only, on the base origin: another host is never asked', async () => {
@@ -39,7 +66,7 @@ describe('API client lists', () => {
       evilCalls += 1;
       return { results: [] };
     }, JSON_HEADERS).persist();
-    api.pool.intercept({ path: LIST, method: 'GET' }).reply(200, { count: 4, next: `http://evil.example${LIST}?limit=2&offset=2`, results: [1, 2] }, JSON_HEADERS);
+    api.pool.intercept({ path: FIRST, method: 'GET' }).reply(200, { count: 4, next: `http://evil.example${LIST}?limit=2&offset=2`, results: [1, 2] }, JSON_HEADERS);
     api.pool.intercept({ path: `${LIST}?limit=2&offset=2`, method: 'GET' }).reply(200, { count: 4, next: null, results: [3, 4] }, JSON_HEADERS);
     expect(await api.client.listAll(LIST)).toEqual([1, 2, 3, 4]);
     expect(evilCalls).toBe(0);
@@ -48,7 +75,7 @@ describe('API client lists', () => {
 
   it('follows an http:// link of the same host (a server behind a TLS proxy) over the base URL\'s https', async () => {
     const api = mockApi();
-    api.pool.intercept({ path: LIST, method: 'GET' }).reply(200, { next: `http://api.test${LIST}?cursor=2`, results: [1] }, JSON_HEADERS);
+    api.pool.intercept({ path: FIRST, method: 'GET' }).reply(200, { next: `http://api.test${LIST}?cursor=2`, results: [1] }, JSON_HEADERS);
     api.pool.intercept({ path: `${LIST}?cursor=2`, method: 'GET' }).reply(200, { next: null, results: [2] }, JSON_HEADERS);
     expect(await api.client.listAll(LIST)).toEqual([1, 2]);
   });
@@ -56,10 +83,10 @@ describe('API client lists', () => {
   it('refuses a next link whose path is not the list\'s own, relative or absolute, without asking it', async () => {
     for (const next of ['../../../../etc/passwd?offset=1', `${ORIGIN}/api/organizations/other/roles/?offset=1`, '/api/users/@me/?offset=1']) {
       const api = mockApi();
-      api.pool.intercept({ path: LIST, method: 'GET' }).reply(200, { count: 4, next, results: [1, 2] }, JSON_HEADERS);
+      api.pool.intercept({ path: FIRST, method: 'GET' }).reply(200, { count: 4, next, results: [1, 2] }, JSON_HEADERS);
       const err = await rejection(api.client.listAll(LIST));
       expect(err.code).toBe('security');
-      expect(err.format()).toMatch(new RegExp(`^GET ${LIST}: refusing to follow next link to /\\S+: a list's next page is on its own path ${LIST}$`));
+      expect(err.format()).toMatch(new RegExp(`^GET ${LIST}\\?limit=1000: refusing to follow next link to /\\S+: a list's next page is on its own path ${LIST}$`));
       expect(api.client.stats.requests).toBe(1);
     }
   });
@@ -71,7 +98,7 @@ describe('API client lists', () => {
     let inFlight = 0;
     let maxInFlight = 0;
     const offsets: number[] = [];
-    api.pool.intercept({ path: LIST, method: 'GET' }).reply(200, {
+    api.pool.intercept({ path: FIRST, method: 'GET' }).reply(200, {
       count: total, next: `${ORIGIN}${LIST}?limit=${limit}&offset=${limit}`, previous: null,
       results: Array.from({ length: limit }, (_, i) => ({ n: i })),
     }, JSON_HEADERS);
@@ -103,11 +130,11 @@ describe('API client lists', () => {
   it('reads a list again when its count changes between pages, and keeps a record seen twice once', async () => {
     const api = mockApi();
     // First read: the list grows between pages, and record 2 moves to the second page as well.
-    api.pool.intercept({ path: LIST, method: 'GET' }).reply(200, { count: 4, next: `${ORIGIN}${LIST}?limit=2&offset=2`, results: [{ id: 1 }, { id: 2 }] }, JSON_HEADERS);
+    api.pool.intercept({ path: FIRST, method: 'GET' }).reply(200, { count: 4, next: `${ORIGIN}${LIST}?limit=2&offset=2`, results: [{ id: 1 }, { id: 2 }] }, JSON_HEADERS);
     api.pool.intercept({ path: `${LIST}?limit=2&offset=2`, method: 'GET' }).reply(200, { count: 5, next: `${ORIGIN}${LIST}?limit=2&offset=4`, results: [{ id: 2 }, { id: 3 }] }, JSON_HEADERS);
     api.pool.intercept({ path: `${LIST}?limit=2&offset=4`, method: 'GET' }).reply(200, { count: 5, next: null, results: [{ id: 4 }] }, JSON_HEADERS);
     // Second read: quiet.
-    api.pool.intercept({ path: LIST, method: 'GET' }).reply(200, { count: 5, next: `${ORIGIN}${LIST}?limit=2&offset=2`, results: [{ id: 1 }, { id: 2 }] }, JSON_HEADERS);
+    api.pool.intercept({ path: FIRST, method: 'GET' }).reply(200, { count: 5, next: `${ORIGIN}${LIST}?limit=2&offset=2`, results: [{ id: 1 }, { id: 2 }] }, JSON_HEADERS);
     api.pool.intercept({ path: `${LIST}?limit=2&offset=2`, method: 'GET' }).reply(200, { count: 5, next: `${ORIGIN}${LIST}?limit=2&offset=4`, results: [{ id: 3 }, { id: 4 }] }, JSON_HEADERS);
     api.pool.intercept({ path: `${LIST}?limit=2&offset=4`, method: 'GET' }).reply(200, { count: 5, next: null, results: [{ id: 2 }, { id: 5 }] }, JSON_HEADERS);
     expect(await api.client.listAll(LIST)).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }, { id: 4 }, { id: 5 }]);
@@ -116,10 +143,10 @@ describe('API client lists', () => {
 
   it('gives up on a list that never reads whole, after 3 reads', async () => {
     const api = mockApi();
-    api.pool.intercept({ path: LIST, method: 'GET' }).reply(200, { count: 3, next: `${ORIGIN}${LIST}?limit=2&offset=2`, results: [{ id: 1 }, { id: 2 }] }, JSON_HEADERS).persist();
+    api.pool.intercept({ path: FIRST, method: 'GET' }).reply(200, { count: 3, next: `${ORIGIN}${LIST}?limit=2&offset=2`, results: [{ id: 1 }, { id: 2 }] }, JSON_HEADERS).persist();
     api.pool.intercept({ path: `${LIST}?limit=2&offset=2`, method: 'GET' }).reply(200, { count: 3, next: null, results: [{ id: 2 }] }, JSON_HEADERS).persist();
     const err = await rejection(api.client.listAll(LIST));
-    expect(err.format()).toBe(`GET ${LIST}: the list changed while it was read, 3 times in a row (2 distinct records where its count says 3); nothing is planned from a list that never read whole: run again when it is quiet`);
+    expect(err.format()).toBe(`GET ${FIRST}: the list changed while it was read, 3 times in a row (2 distinct records where its count says 3); nothing is planned from a list that never read whole: run again when it is quiet`);
     expect(api.client.stats.requests).toBe(6);
   });
 
@@ -132,13 +159,13 @@ describe('API client lists', () => {
       return { count: 5, next: `${ORIGIN}${LIST}?offset=${offset + 1}`, results: [{ id: `r${offset}` }] };
     }, JSON_HEADERS).persist();
     const err = await rejection(api.client.listAll(LIST));
-    expect(err.format()).toBe(`GET ${LIST}: the list does not end: 8 pages read, more pages than its count of 5 records needs; stopped`);
+    expect(err.format()).toBe(`GET ${FIRST}: the list does not end: 8 pages read, more pages than its count of 5 records needs; stopped`);
     expect(served).toBe(8);
   });
 
   it('stops a server that links a page to itself', async () => {
     const api = mockApi();
-    api.pool.intercept({ path: LIST, method: 'GET' }).reply(200, { next: `${ORIGIN}${LIST}?cursor=x`, results: [1] }, JSON_HEADERS);
+    api.pool.intercept({ path: FIRST, method: 'GET' }).reply(200, { next: `${ORIGIN}${LIST}?cursor=x`, results: [1] }, JSON_HEADERS);
     api.pool.intercept({ path: `${LIST}?cursor=x`, method: 'GET' }).reply(200, { next: `${ORIGIN}${LIST}?cursor=x`, results: [2] }, JSON_HEADERS).persist();
     const err = await rejection(api.client.listAll(LIST));
     expect(err.code).toBe('api');
@@ -147,8 +174,8 @@ describe('API client lists', () => {
 
   it('refuses a body that is not a list', async () => {
     const api = mockApi();
-    api.pool.intercept({ path: LIST, method: 'GET' }).reply(200, { detail: 'hello' }, JSON_HEADERS);
+    api.pool.intercept({ path: FIRST, method: 'GET' }).reply(200, { detail: 'hello' }, JSON_HEADERS);
     const err = await rejection(api.client.listAll(LIST));
-    expect(err.format()).toBe(`GET ${LIST} → 200: expected a list page ({"results": [...], "next": ...}), got an object without results`);
+    expect(err.format()).toBe(`GET ${FIRST} → 200: expected a list page ({"results": [...], "next": ...}), got an object without results`);
   });
 });

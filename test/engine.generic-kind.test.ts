@@ -70,12 +70,14 @@ function gizmoServer(store: Store): Server {
     store.requests.push(`${req.method} ${req.url}`);
     if (req.headers.authorization !== `Bearer ${KEY}`) return send(401, { detail: 'no key' });
     const list = `/api/organizations/${ORG}/gizmos/`;
-    const item = new RegExp(`^${list}(\\d+)/$`).exec(req.url ?? '');
+    // Routed by path: list reads carry a query (`limit=1000`); this server answers every list in one page.
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const item = new RegExp(`^${list}(\\d+)/$`).exec(path);
     const store_ = (record: LiveRecord, values: Record<string, unknown>) => {
       for (const [k, v] of Object.entries(values)) if (!(k === 'colour' && v === 'invisible')) record[k] = v;
     };
-    if (req.url === list && req.method === 'GET') return send(200, { results: [...store.gizmos.values()], next: null });
-    if (req.url === list && req.method === 'POST') {
+    if (path === list && req.method === 'GET') return send(200, { results: [...store.gizmos.values()], next: null });
+    if (path === list && req.method === 'POST') {
       const record: LiveRecord = { id: store.next++, colour: null, weight: null, pin: null };
       store_(record, await body(req));
       store.gizmos.set(record.id as number, record);

@@ -63,17 +63,17 @@ const cases: Array<[string, Record<string, Handler>, RegExp]> = [
   ['a project that is a string', { [PROJECT]: json('"hello"') }, /not a record/],
   ['an HTML page with status 200', { [PROJECT]: raw('<html><body>Welcome</body></html>', 'text/html') }, /non-JSON body \(text\/html\)/],
   ['truncated JSON', { [PROJECT]: raw('{"id": 12345, "na', 'application/json') }, /malformed JSON/],
-  ['a list whose results is not a list', { [ROLES]: json({ count: 1, next: null, results: 'nope' }) }, /roles\/ → 200: .*(list|results)/],
-  ['a list body that is null', { [ROLES]: json('null') }, /roles\/ → 200: .*(list|results)/],
+  ['a list whose results is not a list', { [ROLES]: json({ count: 1, next: null, results: 'nope' }) }, /roles\/\?limit=1000 → 200: .*(list|results)/],
+  ['a list body that is null', { [ROLES]: json('null') }, /roles\/\?limit=1000 → 200: .*(list|results)/],
   ['a record without an id', { [ROLES]: json({ count: 1, next: null, results: [{ name: 'Engineers' }] }) }, /malformed role \(item 1\): "id" is missing/],
   ['a record whose identity is null', { [ROLES]: json({ count: 1, next: null, results: [{ id: 'r1', name: null }] }) }, /malformed role \(item 1\): "name" is missing/],
   ['a null record in a list', { [ROLES]: json({ count: 1, next: null, results: [null] }) }, /malformed role \(item 1\): not an object/],
-  ['a next link that is not a string', { [ROLES]: json({ count: 2, next: 12345, results: [] }) }, /roles\/ → 200: .*(list|next)/],
+  ['a next link that is not a string', { [ROLES]: json({ count: 2, next: 12345, results: [] }) }, /roles\/\?limit=1000 → 200: .*(list|next)/],
   ['a next link that loops', { [ROLES]: (req, res) => json({ count: 9, next: `${base}${ROLES}?limit=1&offset=0`, results: [{ id: 'r1', name: 'Engineers' }] })(req, res) }, /roles\/.*(loop|again|repeat|seen)/i],
   ['a huge body', { [PROXIES]: raw(`{"results": ["${'x'.repeat(33 * 1024 * 1024)}"]}`, 'application/json') }, /larger than 32 MiB/],
   ['a 500 with a huge HTML page', { [FLAGS]: raw(`<html>${'<p>oops</p>'.repeat(100_000)}</html>`, 'text/html', 500) }, /→ 500: .{0,400}$/],
   ['a 401 in the API body shape', { [PROJECT]: json({ type: 'authentication_error', code: 'not_authenticated', detail: 'Authentication credentials were not provided.', attr: null }, 401) }, /GET .*projects\/12345\/ → 401: Authentication credentials were not provided\./],
-  ['an error body with an attr', { [ROLES]: json({ type: 'validation_error', code: 'invalid_input', detail: 'Bad limit.', attr: 'limit' }, 400) }, /roles\/ → 400: Bad limit\. \(attr limit\)/],
+  ['an error body with an attr', { [ROLES]: json({ type: 'validation_error', code: 'invalid_input', detail: 'Bad limit.', attr: 'limit' }, 400) }, /roles\/\?limit=1000 → 400: Bad limit\. \(attr limit\)/],
 ];
 
 describe('hostile API answers', () => {
@@ -248,7 +248,7 @@ describe('lists that shift between their pages', () => {
     for (const verb of [['plan', file], ['apply', file, '--auto-approve']]) {
       const r = await ws.cli(verb, { HOGSYNC_BASE_URL: base });
       expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(new RegExp(`^error: GET /api/organizations/${ORG}/roles/: the list changed while it was read, 3 times in a row \\(its count went from \\d+ to \\d+\\); nothing is planned from a list that never read whole: run again when it is quiet\n$`));
+      expect(r.stderr).toMatch(new RegExp(`^error: GET /api/organizations/${ORG}/roles/\\?limit=1000: the list changed while it was read, 3 times in a row \\(its count went from \\d+ to \\d+\\); nothing is planned from a list that never read whole: run again when it is quiet\n$`));
       expect(r.stdout).toBe('');
     }
     expect(writes).toEqual([]);
@@ -282,7 +282,7 @@ describe('endless lists and slow answers are bounded', () => {
     const started = Date.now();
     const r = await ws.cli(['plan', ws.write('h.yaml', config('roles:\n  - name: Engineers\n'))], { HOGSYNC_BASE_URL: base });
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`error: GET /api/organizations/${ORG}/roles/: the list does not end: 8 pages read, more pages than its count of 5 records needs; stopped\n`);
+    expect(r.stderr).toBe(`error: GET /api/organizations/${ORG}/roles/?limit=1000: the list does not end: 8 pages read, more pages than its count of 5 records needs; stopped\n`);
     expect(asked.filter((u) => u.startsWith(ROLES))).toHaveLength(8);
     expect(Date.now() - started).toBeLessThan(20_000);
   });
@@ -351,7 +351,7 @@ describe('next links: path and query only, on the configured origin, on the list
       asked.length = 0;
       const r = await ws.cli(['plan', ws.write('h.yaml', config('roles:\n  - name: Engineers\n'))], { HOGSYNC_BASE_URL: base });
       expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(new RegExp(`^error: GET /api/organizations/${ORG}/roles/: refusing to follow next link to /(etc/passwd|api/users/@me/): a list's next page is on its own path /api/organizations/${ORG}/roles/\n$`));
+      expect(r.stderr).toMatch(new RegExp(`^error: GET /api/organizations/${ORG}/roles/\\?limit=1000: refusing to follow next link to /(etc/passwd|api/users/@me/): a list's next page is on its own path /api/organizations/${ORG}/roles/\n$`));
       expect(asked.filter((u) => u.includes('passwd') || u.includes('@me'))).toEqual([]);
     }
   });

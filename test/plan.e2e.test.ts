@@ -183,13 +183,43 @@ roles:
     sandbox.stats.byRoute = {};
     const r = await ws.cli(['plan', file, '--format', 'json']);
     expect(r.code).toBe(0);
-    // Pages of 100: flags 3 + 1, roles 3, projects 1; proxy records in one page (the real list is not paged);
-    // plus one GET per declared project.
-    const minimum = 3 + 1 + 1 + 3 + 1 + 2;
+    // Pages of 1000 are asked for (the API's default is 100, which would take flags 3 + 1,
+    // roles 3): flags 1 + 1, roles 1, projects 1; proxy records in one page (the real list is
+    // not paged); plus one GET per declared project.
+    const minimum = 1 + 1 + 1 + 1 + 1 + 2;
     expect(sandbox.stats.requests).toBe(minimum);
     expect(Object.keys(sandbox.stats.byRoute).some((k) => k.includes('12347'))).toBe(false);
     const plan = JSON.parse(r.stdout);
     expect(plan.summary.unmanaged).toBe(230 + 5 + 150 + 201 + 1);
+  });
+
+  it('reads a project of 250 flags in one flag-list request: pages of 1000, not the API\'s default 100', async () => {
+    // Every flag-list page read with a personal key is billed to the user as a local-evaluation request.
+    await stopAllSandboxes();
+    ws.remove();
+    const many = <T>(n: number, f: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => f(i));
+    const asked: string[] = [];
+    sandbox = await inProcessSandbox({
+      log: (line) => asked.push(line.replace(/ \d+ms$/, '')),
+      seed: {
+        organizations: [{
+          id: ORG,
+          projects: [
+            { id: 12345, name: 'A', feature_flags: many(250, (i) => ({ key: `flag-${i}` })) },
+            { id: 12346, name: 'B', feature_flags: many(101, (i) => ({ key: `b-${i}` })) },
+          ],
+        }],
+      },
+    });
+    ws = workspace(sandbox);
+    const r = await ws.cli(['plan', ws.write('h.yaml', config('projects:\n  - id: 12345\n  - id: 12346\n')), '--format', 'json']);
+    expect(r.code).toBe(0);
+    // One request per project, answered whole (the sandbox's next link is null): no second page.
+    expect(asked.filter((l) => l.includes('/feature_flags/')).sort()).toEqual([
+      'GET /api/projects/12345/feature_flags/?limit=1000 → 200',
+      'GET /api/projects/12346/feature_flags/?limit=1000 → 200',
+    ]);
+    expect(JSON.parse(r.stdout).summary.unmanaged).toBe(250 + 101);
   });
 });
 

@@ -2,6 +2,7 @@
 // on the roles list of the default organization.
 import http from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { paginate } from '../src/sandbox/pagination.js';
 import { api, DEFAULT_ORG, inProcessSandbox, stopAllSandboxes, type Api } from './support/sandbox.js';
 
 type Rec = Record<string, unknown>;
@@ -67,5 +68,19 @@ describe('sandbox pagination', () => {
     const beyond = (await c.get(`${RL}/?offset=10`)).body as Page;
     expect(beyond).toMatchObject({ count: 3, next: null, results: [] });
     expect(beyond.previous).toBe(`${baseUrl}${RL}/?limit=100`);
+  });
+
+  it('answers limit=1000 (what hogsync asks for) with pages of 1000, their count and next', () => {
+    const items = Array.from({ length: 2500 }, (_, i) => ({ n: i }));
+    const list = 'http://sandbox.test/api/projects/1/feature_flags/';
+    const read = (n: number, query: string) => paginate(items.slice(0, n), (x) => x, new URL(`${list}${query}`));
+    expect(read(250, '?limit=1000')).toMatchObject({ count: 250, next: null, previous: null });
+    expect(read(250, '?limit=1000').results).toHaveLength(250);
+    const first = read(2500, '?limit=1000');
+    expect(first).toMatchObject({ count: 2500, next: `${list}?limit=1000&offset=1000` });
+    expect(first.results.map((r) => r.n)).toEqual(items.slice(0, 1000).map((r) => r.n));
+    const last = read(2500, '?limit=1000&offset=2000');
+    expect(last).toMatchObject({ count: 2500, next: null, previous: `${list}?limit=1000&offset=1000` });
+    expect(last.results).toHaveLength(500);
   });
 });

@@ -18,7 +18,7 @@ import { TransportFailure, exchange, type HttpMethod, type RawResponse } from '.
 
 export type { HttpMethod } from './transport.js';
 
-/** The page size lists ask for. */
+/** The page size lists ask for (`limit` on a list's first request; see listAll). */
 export const LIST_PAGE_SIZE = 1000;
 
 export interface ClientEvent {
@@ -178,12 +178,15 @@ export class ApiClient implements ApiPort {
   }
 
   /**
-   * Every item of a list, following pagination (see pagination.ts). Pages of 1000 are asked
-   * for: the API pages by 100 by default and caps nothing, and every page of a flag list read
-   * with a personal key is metered as a billable local-evaluation request.
+   * Every item of a list, following pagination (see pagination.ts). The first request asks
+   * for pages of LIST_PAGE_SIZE (unless `path` names its own `limit`): the API pages by 100 by
+   * default and caps nothing, and every page of a flag list read with a personal key is
+   * metered as a billable local-evaluation request. `next` links are followed as the server
+   * gives them, never rewritten: its links carry the page size it applied.
    */
   async listAll<T = Record<string, unknown>>(path: string): Promise<T[]> {
     const first = this.resolve(path, 'send a request to');
+    if (!first.searchParams.has('limit')) first.searchParams.set('limit', String(LIST_PAGE_SIZE));
     return collectPages<T>(first, {
       parallelism: this.parallelism,
       follow: (next, from) => {

@@ -63,7 +63,11 @@ export function assertSameOrigin(base: Base, url: URL, what: string): void {
   }
 }
 
-/** The path shown in messages: relative to the base prefix, with its query. */
+/**
+ * The path shown in messages: relative to the base prefix, with its query as sent (a list's
+ * `limit=1000` included: an error such as "Bad limit." must be readable from the line, and
+ * the line must be the request to reproduce).
+ */
 export function displayPath(base: Base, url: URL): string {
   const path = base.prefix !== '' && url.pathname.startsWith(`${base.prefix}/`) ? url.pathname.slice(base.prefix.length) : url.pathname;
   return truncateUrl(path + url.search);
