@@ -1,0 +1,93 @@
+// Positions of fast-parsed files (what `declared_at` and every message name) come from a cheap
+// second pass; they must be the full parser's, position for position, or not given at all.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fastParse } from '../src/config/fast-parse.js';
+import { fastPositions } from '../src/config/fast-positions.js';
+import { parseYaml, type SourceMap } from '../src/config/parse.js';
+
+function yamlFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return yamlFiles(path);
+    return /\.ya?ml$/.test(name) ? [path] : [];
+  });
+}
+
+const ROOT = new URL('..', import.meta.url).pathname;
+
+/** Both maps as plain objects: every pointer the full parser places, and nothing else. */
+function compare(text: string, name = 'text'): { fast: Record<string, unknown>; full: Record<string, unknown> } | undefined {
+  const data = fastParse(text);
+  if (data === undefined) return undefined;
+  const fast = fastPositions(text, data);
+  const full = parseYaml('t.yaml', text).parsed!.map as { values: Map<string, unknown>; keys: Map<string, unknown> };
+  const flat = (m: SourceMap | typeof full) => {
+    const maps = m as { values: Map<string, unknown>; keys: Map<string, unknown> };
+    return { values: Object.fromEntries(maps.values), keys: Object.fromEntries(maps.keys) };
+  };
+  expect(fast, `the fast pass gave up on ${name}`).toBeDefined();
+  return { fast: flat(fast!), full: flat(full) };
+}
+
+describe('fast positions', () => {
+  const files = [...yamlFiles(join(ROOT, 'examples')), ...yamlFiles(join(ROOT, 'test/fixtures'))];
+
+  it('places every value and key of every fast-parsed file where the full parser does', () => {
+    let compared = 0;
+    for (const file of files) {
+      const result = compare(readFileSync(file, 'utf8'), file);
+      if (!result) continue;
+      compared++;
+      expect(result.fast, file).toEqual(result.full);
+    }
+    expect(compared).toBeGreaterThan(20);
+  });
+
+  it.each([
+    ['comments between a key and its value', 'organization: x # the org\nprojects: # all of them\n  # first\n  - id: 1 # one\n    name: A\n'],
+    ['empty values and nulls', 'a:\nb: ~\nc:\n  d:\n  e: null\nf:   # nothing\ng: 1\n'],
+    ['flow collections on one line', 'a: [1, 2]\nb: {c: 1, d: [x, {e: f}]}\ng: {}\nh: []\n'],
+    ['quoted keys and values, block scalars', '"a b": \'c\'\nd: |\n  one\n  two\ne: >-\n  folded\nf: "x: y"\n'],
+    ['numeric keys, in an order JavaScript sorts', 'overrides:\n  "12346": {active: true}\n  12345: {active: false}\n  z: 1\n'],
+    ['lists of lists and compact mappings', 'a:\n- - 1\n  - 2\n- b: 1\n  c: [3]\n-\n  - d\n'],
+    ['values with colons and hashes', 'url: http://x.example.com:8080/a#b\ntime: 12:30\nq: "a # not a comment"\n'],
+    ['flow mappings as list items', 'a:\n  - { key: n, f: { g: [ { p: [], r: 50 } ] } }\n  - [1, {b: c}]\n'],
+    ['CRLF line ends', 'a: 1\r\nb:\r\n  - c\r\n  - d: e\r\n'],
+  ])('agrees with the full parser on %s', (_name, text) => {
+    const result = compare(text);
+    expect(result).toBeDefined();
+    expect(result!.fast).toEqual(result!.full);
+  });
+
+  it('gives up, rather than guess, when the data no longer matches the text', () => {
+    const text = 'a: 1\nb: [1, 2]\n';
+    expect(fastPositions(text, { a: 1 })).toBeUndefined();
+    expect(fastPositions(text, { a: 1, b: [1] })).toBeUndefined();
+    expect(fastPositions(text, { a: 1, c: [1, 2] })).toBeUndefined();
+  });
+
+  it('agrees with the full parser on any configuration-like document, in block and in flow style', () => {
+    const key = fc.oneof(fc.constantFrom('id', 'name', 'a b', '12345', 'x:y', '#k', 'filters'), fc.string({ minLength: 1, maxLength: 6 }));
+    const scalar = fc.oneof(fc.string({ maxLength: 12 }), fc.integer(), fc.boolean(), fc.constant(null), fc.double({ noNaN: true, noDefaultInfinity: true }));
+    const { tree } = fc.letrec((tie) => ({
+      tree: fc.oneof({ depthSize: 'small' }, scalar, fc.array(tie('tree'), { maxLength: 4 }), fc.dictionary(key, tie('tree'), { maxKeys: 4 })),
+    }));
+    const doc = fc.dictionary(key, tree, { minKeys: 1, maxKeys: 5 });
+    fc.assert(fc.property(doc, fc.boolean(), (value, flow) => {
+      const text = stringify(value, flow ? { collectionStyle: 'flow', lineWidth: 0 } : { lineWidth: 0 });
+      const data = fastParse(text);
+      if (data === undefined) return;
+      const fast = fastPositions(text, data);
+      // Giving up is allowed (the full parser then answers); a wrong position is not.
+      if (fast === undefined) return;
+      const full = parseYaml('t.yaml', text).parsed!.map as { values: Map<string, unknown>; keys: Map<string, unknown> };
+      const mine = fast as { values: Map<string, unknown>; keys: Map<string, unknown> };
+      expect(Object.fromEntries(mine.values), text).toEqual(Object.fromEntries(full.values));
+      expect(Object.fromEntries(mine.keys), text).toEqual(Object.fromEntries(full.keys));
+    }), { numRuns: 400 });
+  });
+});
