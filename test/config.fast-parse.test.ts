@@ -1,23 +1,13 @@
 // The loader's fast path (js-yaml) must read every file it accepts exactly as the full parser
 // does, and hand every file it is unsure of to the full parser.
 import { describe, expect, it } from 'vitest';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fastParse } from '../src/config/fast-parse.js';
+import { yamlCorpus } from './support/yaml-corpus.js';
 import { parseYaml } from '../src/config/parse.js';
 
-function yamlFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return yamlFiles(path);
-    return /\.ya?ml$/.test(name) ? [path] : [];
-  });
-}
-
-const ROOT = new URL('..', import.meta.url).pathname;
-
 describe('fast path', () => {
-  const files = [...yamlFiles(join(ROOT, 'examples')), ...yamlFiles(join(ROOT, 'test/fixtures'))];
+  const files = yamlCorpus();
 
   it('reads every file it accepts exactly like the full parser', () => {
     let accepted = 0;

@@ -3,21 +3,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fastParse } from '../src/config/fast-parse.js';
 import { fastPositions } from '../src/config/fast-positions.js';
+import { yamlCorpus } from './support/yaml-corpus.js';
 import { parseYaml, type SourceMap } from '../src/config/parse.js';
-
-function yamlFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return yamlFiles(path);
-    return /\.ya?ml$/.test(name) ? [path] : [];
-  });
-}
-
-const ROOT = new URL('..', import.meta.url).pathname;
 
 /** Both maps as plain objects: every pointer the full parser places, and nothing else. */
 function compare(text: string, name = 'text'): { fast: Record<string, unknown>; full: Record<string, unknown> } | undefined {
@@ -34,7 +24,7 @@ function compare(text: string, name = 'text'): { fast: Record<string, unknown>; 
 }
 
 describe('fast positions', () => {
-  const files = [...yamlFiles(join(ROOT, 'examples')), ...yamlFiles(join(ROOT, 'test/fixtures'))];
+  const files = yamlCorpus();
 
   it('places every value and key of every fast-parsed file where the full parser does', () => {
     let compared = 0;
