@@ -5,6 +5,7 @@
 // Values the JSON Schema would reject are left out (with a note) so the file always loads;
 // sensitive values become ${env:…} placeholders.
 import type { SchemaValidator } from '../config/compiled.js';
+import { schemaAt } from '../config/schema-doc.js';
 import type { LiveState } from '../plan/live.js';
 import { labelOf, type KindName, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
@@ -137,7 +138,9 @@ function dropInvalid(organization: string, groups: Group[], validate: SchemaVali
       const entry = hit.item;
       const rest = segments.slice(hit.path.length);
       const field = rest[0];
-      const message = error.message ?? 'is not valid';
+      // A pattern is said in words where the schema has them (x-expected), as validate says it.
+      const expected = error.keyword === 'pattern' ? schemaAt(segments)?.node['x-expected'] : undefined;
+      const message = expected ? `must be ${expected}` : error.message ?? 'is not valid';
       if (field !== undefined && field !== entry.kind.identityField && field in entry.kind.fields) {
         if (!(field in entry.data)) continue;
         delete entry.data[field];
