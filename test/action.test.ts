@@ -4,6 +4,7 @@
 // intercepts the global fetch): created once, then found and updated in place; a fork's
 // read-only token (403) is reported without failing the plan.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -167,6 +168,24 @@ describe('the action against a sandbox and a fake GitHub', () => {
     const code = await runAction(env({ INPUT_COMMAND: 'validate', INPUT_ARGS: `; touch ${marker} $(touch ${marker})` }), log);
     expect(code).toBe(1);
     expect(() => readFileSync(marker)).toThrow();
+  });
+
+  it('plans only what the pull request changed with args "--changed-since HEAD^1" in the checkout (GITHUB_WORKSPACE)', async () => {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } });
+    // The base commit already asks for a role change and a new proxy record; the pull request
+    // changes only the role. A full plan would show both.
+    writeFileSync(join(dir, 'hogsync.yaml'), config('proxy_records:\n  - domain: base.example.com\nroles:\n  - name: Engineers\n    feature_flags_access_level: 21\n'));
+    git('init', '-q', '-b', 'main');
+    git('add', 'hogsync.yaml');
+    git('commit', '-q', '-m', 'base');
+    writeFileSync(join(dir, 'hogsync.yaml'), config('proxy_records:\n  - domain: base.example.com\nroles:\n  - name: Engineers\n    feature_flags_access_level: 37\n'));
+    git('commit', '-q', '-am', 'pull request');
+    const code = await runAction(env({ INPUT_COMMAND: 'plan', INPUT_PATHS: 'hogsync.yaml', INPUT_ARGS: '--changed-since HEAD^1', GITHUB_WORKSPACE: dir }), log);
+    expect(code, lines.join('\n')).toBe(0);
+    expect(outputs()).toContain('exit-code=0\nchanges=1\n');
+    const summary = readFileSync(join(dir, 'summary'), 'utf8');
+    expect(summary).toContain(`role:${ORG}/Engineers`);
+    expect(summary).not.toContain('base.example.com');
   });
 
   it('refuses a command outside the contract, and runs drift with its exit code 2', async () => {
