@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { api, inProcessSandbox, stopAllSandboxes, type Api } from './support/sandbox.js';
 import { BIN, spawnCli } from './support/cli.js';
+import { faultyProxy } from './support/faulty-proxy.js';
 import { EVERY_ACTION_CONFIG as EVERYTHING, EVERY_ACTION_SEED as SEED, ORG, config, workspace, type Workspace } from './support/workspace.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 
@@ -263,5 +264,50 @@ describe('interrupting apply', () => {
     // What the report says applied is exactly what exists.
     const live = (await snapshot()).roles.map((r) => r.split(':')[0]).filter((n) => n?.startsWith('Team'));
     expect(live.sort()).toEqual(applied.sort());
+  });
+});
+
+describe('a delete whose answer is lost', () => {
+  it('is retried, and when the retry finds the item gone (404, or 500 for a proxy record), the re-read counts it applied', async () => {
+    await stopAllSandboxes();
+    sandbox = await inProcessSandbox({ seed: { organizations: [{ id: ORG, projects: [{ id: 12345, name: 'Web' }], proxy_records: [{ domain: 'old.example.com' }], roles: [{ name: 'Gone', feature_flags_access_level: 21 }] }] } });
+    // Every first DELETE reaches the sandbox, which deletes; its answer never comes back.
+    const seen = new Set<string>();
+    const proxy = await faultyProxy(sandbox.baseUrl, (req) => {
+      if (req.method !== 'DELETE' || seen.has(req.url ?? '')) return undefined;
+      seen.add(req.url ?? '');
+      return 'lose-answer';
+    });
+    try {
+      ws = workspace({ baseUrl: proxy.baseUrl, apiKey: sandbox.apiKey });
+      const file = ws.write('h.yaml', config('proxy_records: []\nroles:\n  - name: Gone\n    ensure: absent\nprune: { proxy_records: true }\n'));
+      const r = await ws.cli(['apply', file, '--auto-approve']);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(proxy.lost).toHaveLength(2);
+      expect(r.stdout).toContain('Apply complete: 2 applied, 0 failed, 0 skipped.');
+      expect(r.stdout).toMatch(/deleted: the delete failed \(DELETE \/api\/organizations\/\S+\/proxy_records\/\S+ → 500[^)]*\), but re-read, the proxy record is gone/);
+      expect(r.stdout).toMatch(/deleted: the delete failed \(DELETE \/api\/organizations\/\S+\/roles\/\S+ → 404[^)]*\), but re-read, the role is gone/);
+      expect(r.stdout + r.stderr).not.toContain('still there');
+      expect((await ws.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('stays failed when the re-read still finds the item', async () => {
+    await stopAllSandboxes();
+    sandbox = await inProcessSandbox({ seed: { organizations: [{ id: ORG, projects: [{ id: 12345, name: 'Web' }], roles: [{ name: 'Kept', feature_flags_access_level: 21 }] }] } });
+    // Every DELETE is answered 500 in the sandbox's place: nothing is deleted.
+    const proxy = await faultyProxy(sandbox.baseUrl, (req) => (req.method === 'DELETE' ? { status: 500, body: '{"detail": "A server error occurred."}' } : undefined));
+    try {
+      ws = workspace({ baseUrl: proxy.baseUrl, apiKey: sandbox.apiKey });
+      const file = ws.write('h.yaml', config('roles:\n  - name: Kept\n    ensure: absent\n'));
+      const r = await ws.cli(['apply', file, '--auto-approve']);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain('0 applied, 1 failed');
+      expect(r.stdout).not.toContain('re-read, the role is gone');
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -48,6 +48,11 @@ export interface ApplyReport {
   againHelps?: boolean;
   /** Set when the applied changes could not be re-read: they are unverified (exit 1). */
   unverified?: string;
+  /**
+   * Deletes that failed without a refusal (404, a 5xx, or no answer): a DELETE retried after a
+   * lost answer finds the item gone and may answer 404 or 500, so the re-read decides (verify.ts).
+   */
+  uncertainDeletes?: readonly string[];
 }
 
 export interface ExecuteOptions {
@@ -70,6 +75,7 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
   const outcomes = new Map<string, ChangeOutcome>();
   const notes = new Map<string, readonly string[]>();
   const failedDeletes = new Set<string>();
+  const uncertainDeletes: string[] = [];
   let started = 0;
   let done = 0;
   // Retries already waited for each of these; when the API is gone, trying the rest only delays the report.
@@ -127,7 +133,11 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
         if (status === 401) hints.add(ADVICE_401);
         if (status === 403 && isHogsyncError(error)) hints.add(adviceFor403(error.message));
       }
-      if (outcome.status === 'failed' && change.action === 'delete') failedDeletes.add(conflictKey(execution));
+      if (outcome.status === 'failed' && change.action === 'delete') {
+        failedDeletes.add(conflictKey(execution));
+        const status = isHogsyncError(error) ? error.request?.status : undefined;
+        if (isHogsyncError(error) && (error.code === 'network' || status === 404 || (status ?? 0) >= 500)) uncertainDeletes.push(change.address);
+      }
       finish(outcome);
     });
   }
@@ -136,7 +146,7 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
   const summary: ApplySummary = { applied: 0, failed: 0, skipped: 0 };
   for (const o of ordered) summary[o.status] = (summary[o.status] ?? 0) + 1;
   // Verification (src/apply/verify.ts) reports beside this, after the changed items are re-read.
-  return { outcomes: ordered, summary, warnings: [], notes, hints: [...hints], againHelps: again };
+  return { outcomes: ordered, summary, warnings: [], notes, hints: [...hints], againHelps: again, ...(uncertainDeletes.length > 0 ? { uncertainDeletes } : {}) };
 }
 
 function conflictKey(execution: Execution): string {

@@ -3,11 +3,11 @@
 // example a setting the workspace's plan does not include, or a field an older API version
 // ignores); an item created or updated but not found, or deleted but still there, is named too.
 // The result is a report beside the apply report; withVerification makes the report that shows it.
-import type { LiveRecord, ResourceKind } from '../resources/kind.js';
+import { labelOf, type LiveRecord, type ResourceKind } from '../resources/kind.js';
 import type { LiveState } from '../plan/live.js';
 import { sameField } from '../plan/normalize.js';
 import type { PlanResult } from '../plan/types.js';
-import type { ApplyReport, ChangeOutcome } from './execute.js';
+import type { ApplyReport, ApplySummary, ChangeOutcome } from './execute.js';
 
 export interface VerificationReport {
   /** Per change address: fields that, re-read, hold other values than were sent. */
@@ -53,6 +53,29 @@ export function verifyApplied(result: PlanResult, outcomes: readonly ChangeOutco
     }
   }
   return { notTaken, warnings };
+}
+
+/**
+ * The report with each uncertain delete (see ApplyReport) that the re-read no longer finds
+ * counted as applied, saying why; the others stay failed.
+ */
+export function confirmDeletes(result: PlanResult, report: ApplyReport, after: LiveState): ApplyReport {
+  const uncertain = new Set(report.uncertainDeletes ?? []);
+  if (uncertain.size === 0) return report;
+  const notes = new Map(report.notes);
+  const outcomes = report.outcomes.map((o): ChangeOutcome => {
+    const execution = result.executions.get(o.address);
+    if (!uncertain.has(o.address) || o.status !== 'failed' || !execution) return o;
+    const { kind, scope, identity } = execution;
+    const records = after.find(kind, scope);
+    const match = kind.matchKey(kind.displayKey(identity));
+    if (!records || records.some((r) => !kind.isGone(r) && kind.matchKey(kind.displayKey(r[kind.identityField])) === match)) return o;
+    notes.set(o.address, [...(notes.get(o.address) ?? []), `deleted: the delete failed (${o.error ?? 'no answer'}), but re-read, the ${labelOf(kind)} is gone`]);
+    return { address: o.address, action: o.action, status: 'applied' };
+  });
+  const summary: ApplySummary = { applied: 0, failed: 0, skipped: 0 };
+  for (const o of outcomes) summary[o.status] = (summary[o.status] ?? 0) + 1;
+  return { ...report, outcomes, summary, notes };
 }
 
 /** A new apply report that shows a verification (or a failure to verify, as warnings). */

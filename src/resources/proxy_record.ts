@@ -61,7 +61,8 @@ export const proxyRecord: ResourceKind = {
   canCreate: true,
   get fields() { return fields(); },
   // The real API answers create with 200 or 201 and delete with 204 or 200 {"success": true};
-  // a DELETE retried after a lost answer finds the record gone (404).
+  // a DELETE retried after a lost answer finds the record gone (404; a 500 from the real view's
+  // unguarded lookup is settled by apply's re-read, src/apply/verify.ts confirmDeletes).
   createStatuses: [200, 201],
   deleteStatuses: [200, 204, 404],
   displayKey: normalizeDomain,

@@ -3,7 +3,7 @@
 // changed to verify it. The client lives from the re-plan to the verification.
 import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { executePlan, type ApplyReport } from '../apply/execute.js';
-import { verifyApplied, withVerification, type VerificationReport } from '../apply/verify.js';
+import { confirmDeletes, verifyApplied, withVerification } from '../apply/verify.js';
 import { loadConfig } from '../config/load.js';
 import { HogsyncError, isHogsyncError } from '../errors.js';
 import { parseSavedPlan, staleItems, tamperedItems, type SavedPlan } from '../plan/saved-plan.js';
@@ -114,22 +114,29 @@ export async function applyFiles(request: ApplyRequest, settings: ApiSettings, o
     } finally {
       observer.onProgress?.({ type: 'executed' });
     }
-    const report = executed.summary.applied > 0 ? withVerification(executed, await verify(result, executed, client, settings.parallelism, observer)) : executed;
+    const report = executed.summary.applied > 0 || (executed.uncertainDeletes?.length ?? 0) > 0 ? await verify(result, executed, client, settings.parallelism, observer) : executed;
     return { status: 'applied', plan, report };
   });
 }
 
-/** Re-reads what was applied and names what the API did not take; a failure to re-read is a warning. */
-async function verify(result: PlanResult, report: ApplyReport, port: ApiPort, parallelism: number, observer: Observer): Promise<VerificationReport> {
+/**
+ * Re-reads what was applied (and what an uncertain delete may have deleted), settles those
+ * deletes, and names what the API did not take; a failure to re-read is a warning.
+ */
+async function verify(result: PlanResult, executed: ApplyReport, port: ApiPort, parallelism: number, observer: Observer): Promise<ApplyReport> {
   observer.onProgress?.({ type: 'verifying' });
   try {
-    const applied = report.outcomes
-      .filter((o) => o.status === 'applied')
+    const uncertain = new Set(executed.uncertainDeletes ?? []);
+    const reread = executed.outcomes
+      .filter((o) => o.status === 'applied' || uncertain.has(o.address))
       .map((o) => result.executions.get(o.address))
       .filter((e): e is Execution => e !== undefined);
-    return verifyApplied(result, report.outcomes, await rereadApplied(port, applied, parallelism));
+    const after = await rereadApplied(port, reread, parallelism);
+    const report = confirmDeletes(result, executed, after);
+    return withVerification(report, verifyApplied(result, report.outcomes, after));
   } catch (err) {
-    return { notTaken: new Map(), warnings: [], unverified: `could not re-read the changes to verify them: ${isHogsyncError(err) ? err.format() : String(err)}` };
+    if (executed.summary.applied === 0) return executed;
+    return withVerification(executed, { notTaken: new Map(), warnings: [], unverified: `could not re-read the changes to verify them: ${isHogsyncError(err) ? err.format() : String(err)}` });
   } finally {
     observer.onProgress?.({ type: 'verified' });
   }
