@@ -4,8 +4,10 @@
 // core scalars, which is what configuration files are; a file with anything else (anchors,
 // tags, complex keys, numbers YAML 1.2 would read otherwise, any error at all) returns
 // undefined and goes through parseYaml, which knows positions and reports every problem.
-// Positions of fast-parsed files are computed by parseYaml too, lazily, when first needed.
+// The same pass records where each node starts (./fast-positions.ts), for the positions
+// messages and plans name.
 import { loadJsYaml } from './compiled.js';
+import { NodeRecorder, type FastPositions } from './fast-positions.js';
 import { MAX_DEPTH } from './parse.js';
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype', '<<']);
@@ -24,9 +26,15 @@ function firstVisible(text: string, from: number): number {
 }
 
 export function fastParse(text: string): Record<string, unknown> | undefined {
+  return fastRead(text)?.data;
+}
+
+/** The data of a plain file, with where its nodes start; undefined when the full parser must read it. */
+export function fastRead(text: string): { data: Record<string, unknown>; positions: FastPositions } | undefined {
   if (EXPLICIT_KEY.test(text)) return undefined;
   const { load, CORE_SCHEMA } = loadJsYaml();
   const starts: number[] = [];
+  const recorder = new NodeRecorder(text);
   let data: unknown;
   try {
     data = load(text, {
@@ -34,8 +42,10 @@ export function fastParse(text: string): Record<string, unknown> | undefined {
       listener: (event, state) => {
         if (event === 'open') {
           starts.push(state.position);
+          recorder.onOpen(state);
           return;
         }
+        recorder.onClose(state);
         const start = firstVisible(text, starts.pop() ?? 0);
         if (state.anchor !== null && state.anchor !== undefined) throw new Unsure();
         const first = text[start];
@@ -61,7 +71,7 @@ export function fastParse(text: string): Record<string, unknown> | undefined {
     return undefined;
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return undefined;
-  return isPlain(data, 0) ? (data as Record<string, unknown>) : undefined;
+  return isPlain(data, 0) ? { data: data as Record<string, unknown>, positions: recorder.positions(data) } : undefined;
 }
 
 /** What parseYaml would refuse or change: deep nesting, dangerous keys, numbers JSON cannot hold. */

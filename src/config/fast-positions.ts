@@ -1,23 +1,30 @@
-// Positions of a fast-parsed file (see fast-parse.ts), found by a second js-yaml pass that
-// records where each node starts: about ten times cheaper than the full parser, which a plan
-// would otherwise run on every file holding a change, only to name the line (`declared_at`).
-// The pass rebuilds the node tree from js-yaml's open/close events and pairs it with the data;
-// whenever the tree and the data disagree (a shape this reading does not expect), it answers
-// undefined and the caller asks the full parser, so a position is never guessed.
-import { loadJsYaml } from './compiled.js';
-import type { Pos, SourceMap } from './parse.js';
-import { childPointer } from './pointer.js';
+// Positions of a fast-parsed file (see fast-parse.ts). The fast pass hands every node it
+// composes to a NodeRecorder: where it starts, what it is, how many children it has, in
+// post-order, in flat arrays (a few bytes a node, kept while the file may need a message).
+// A position is looked up by walking that record along the pointer, beside the data; wherever
+// the record and the data disagree (a shape this reading does not expect), the answer is
+// "unsure" and the caller asks the full parser, so a position is never guessed. A plan needs
+// one position per changed item (`declared_at`): this costs no second parse at all.
+import type { Pos } from './parse.js';
+import { splitPointer } from './pointer.js';
 
-interface Node {
-  start: number;
-  kind: string;
-  result: unknown;
-  /** A scalar followed on its line by `: `: the key of a mapping entry. */
-  isKey: boolean;
-  children: Node[];
+const SCALAR = 0;
+const MAPPING = 1;
+const SEQUENCE = 2;
+const OTHER = 3;
+const KEY = 4;
+const CHILDREN = 8;
+
+/** The part of js-yaml's parser state a listener sees. */
+export interface ComposeState { position: number; kind: string | null; result: unknown }
+
+/** What a lookup found: a position, nothing there (a pointer the data does not have), or a shape it cannot read. */
+export type Lookup = Pos | 'absent' | 'unsure';
+
+export interface FastPositions {
+  value(pointer: string): Lookup;
+  key(pointer: string): Lookup;
 }
-
-class Disagree extends Error {}
 
 /** The first character at or after `from` that is not white space or a comment. */
 function contentStart(text: string, from: number): number {
@@ -38,10 +45,174 @@ function followedByColon(text: string, end: number): boolean {
   return text[i] === ':' && (next === undefined || next === ' ' || next === '\t' || next === '\n' || next === '\r' || next === ',' || next === '}');
 }
 
-function lineIndex(text: string): (offset: number) => Pos {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  return (offset) => {
+/** Records the nodes of one js-yaml pass: call open and close from its listener. */
+export class NodeRecorder {
+  private readonly starts: number[] = [];
+  private readonly info: number[] = [];
+  /** Key names, at the index of each key node. */
+  private readonly names: Array<string | undefined> = [];
+  // The nodes open now, as three stacks (no object per node): where each opened, how many
+  // children it has so far, and the result of its last child.
+  private readonly openAt: number[] = [];
+  private readonly openChildren: number[] = [];
+  private readonly openLast: unknown[] = [];
+
+  constructor(private readonly text: string) {}
+
+  onOpen(state: ComposeState): void {
+    this.openAt.push(state.position);
+    this.openChildren.push(0);
+    this.openLast.push(undefined);
+  }
+
+  onClose(state: ComposeState): void {
+    const depth = this.openAt.length - 1;
+    if (depth < 0) return;
+    const at = this.openAt.pop()!;
+    const children = this.openChildren.pop()!;
+    const last = this.openLast.pop();
+    const result = state.result;
+    if (depth > 0) {
+      this.openChildren[depth - 1]!++;
+      this.openLast[depth - 1] = result;
+    }
+    // js-yaml composes a flow collection in a block list as a would-be key first: the same
+    // collection, nested in itself. The inner record stands for both.
+    if (children === 1 && last === result && typeof result === 'object' && result !== null) return;
+    const kind = state.kind === 'scalar' ? SCALAR : state.kind === 'mapping' ? MAPPING : state.kind === 'sequence' ? SEQUENCE : OTHER;
+    const text = this.text;
+    let start = contentStart(text, at);
+    if (result === null && kind !== MAPPING && kind !== SEQUENCE && start >= state.position) {
+      // An empty value (`key:` and nothing) is placed where it would have started, as the full
+      // parser places its empty node: not at whatever the next line holds.
+      start = at;
+      while (text[start] === ' ' || text[start] === '\t') start++;
+    }
+    const isKey = kind === SCALAR && followedByColon(text, state.position);
+    if (isKey) this.names[this.starts.length] = String(result);
+    this.starts.push(start);
+    this.info.push(kind | (isKey ? KEY : 0) | (children * CHILDREN));
+  }
+
+  /** Lookups over what was recorded, beside the data the pass returned. */
+  positions(data: unknown): FastPositions {
+    return new RecordedPositions(this.text, this.starts, this.info, this.names, data);
+  }
+}
+
+class Unsure extends Error {}
+
+class RecordedPositions implements FastPositions {
+  private sizes: Int32Array | undefined;
+  private lines: number[] | undefined;
+
+  constructor(
+    private readonly text: string,
+    private readonly starts: readonly number[],
+    private readonly info: readonly number[],
+    private readonly names: ReadonlyArray<string | undefined>,
+    private readonly data: unknown,
+  ) {}
+
+  value(pointer: string): Lookup {
+    return this.find(pointer, false);
+  }
+
+  key(pointer: string): Lookup {
+    return this.find(pointer, true);
+  }
+
+  private find(pointer: string, wantKey: boolean): Lookup {
+    try {
+      const segments = splitPointer(pointer);
+      let node = this.starts.length - 1;
+      let value = this.data;
+      if (node < 0) return 'unsure';
+      let keyAt: number | undefined;
+      // An empty value has no node: its position is its key's.
+      let empty = false;
+      for (const segment of segments) {
+        if (empty) return 'absent';
+        keyAt = undefined;
+        if (Array.isArray(value)) {
+          const children = this.childrenOf(node, SEQUENCE);
+          if (children.length !== value.length) throw new Unsure();
+          if (!/^\d+$/.test(segment) || Number(segment) >= value.length) return 'absent';
+          node = children[Number(segment)]!;
+          value = value[Number(segment)];
+          continue;
+        }
+        if (value === null || typeof value !== 'object') return 'absent';
+        const entries = value as Record<string, unknown>;
+        const children = this.childrenOf(node, MAPPING);
+        let found: { key: number; value: number | undefined } | undefined;
+        let count = 0;
+        for (let i = 0; i < children.length; i++) {
+          const key = children[i]!;
+          if (!((this.info[key] ?? 0) & KEY)) throw new Unsure();
+          const next = children[i + 1];
+          const valueNode = next !== undefined && !((this.info[next] ?? 0) & KEY) ? next : undefined;
+          if (valueNode !== undefined) i++;
+          count++;
+          if (this.names[key] === segment) found = { key, value: valueNode };
+        }
+        if (count !== Object.keys(entries).length) throw new Unsure();
+        if (!Object.prototype.hasOwnProperty.call(entries, segment)) return 'absent';
+        if (!found) throw new Unsure();
+        keyAt = found.key;
+        value = entries[segment];
+        if (found.value === undefined) {
+          if (value !== null) throw new Unsure();
+          empty = true;
+          node = found.key;
+        } else {
+          node = found.value;
+        }
+      }
+      if (wantKey) return keyAt === undefined ? 'absent' : this.pos(this.starts[keyAt]!);
+      return this.pos(this.starts[node]!);
+    } catch (err) {
+      if (err instanceof Unsure) return 'unsure';
+      throw err;
+    }
+  }
+
+  /** The children of a node, which must be of `kind`, in document order. */
+  private childrenOf(node: number, kind: number): number[] {
+    const info = this.info[node] ?? 0;
+    if ((info & 3) !== kind) throw new Unsure();
+    const count = Math.floor(info / CHILDREN);
+    const sizes = this.subtreeSizes();
+    const children: number[] = new Array<number>(count);
+    let at = node - 1;
+    for (let c = count - 1; c >= 0; c--) {
+      if (at < 0) throw new Unsure();
+      children[c] = at;
+      at -= sizes[at]!;
+    }
+    return children;
+  }
+
+  /** Nodes in each node's subtree, itself included (post-order: its children come right before it). */
+  private subtreeSizes(): Int32Array {
+    if (this.sizes) return this.sizes;
+    const sizes = new Int32Array(this.info.length);
+    for (let i = 0; i < this.info.length; i++) {
+      let size = 1;
+      let at = i - 1;
+      for (let c = Math.floor((this.info[i] ?? 0) / CHILDREN); c > 0; c--) {
+        if (at < 0) throw new Unsure();
+        size += sizes[at]!;
+        at -= sizes[at]!;
+      }
+      sizes[i] = size;
+    }
+    this.sizes = sizes;
+    return sizes;
+  }
+
+  private pos(offset: number): Pos {
+    const starts = (this.lines ??= lineStarts(this.text));
     let lo = 0;
     let hi = starts.length - 1;
     while (lo < hi) {
@@ -50,89 +221,11 @@ function lineIndex(text: string): (offset: number) => Pos {
       else hi = mid - 1;
     }
     return { line: lo + 1, col: offset - starts[lo]! + 1 };
-  };
+  }
 }
 
-/** The source map parseYaml would build for `data`, read from `text`; undefined when unsure. */
-export function fastPositions(text: string, data: unknown): SourceMap | undefined {
-  const { load, CORE_SCHEMA } = loadJsYaml();
-  const open: Node[] = [];
-  let root: Node | undefined;
-  try {
-    load(text, {
-      schema: CORE_SCHEMA,
-      listener: (event, state) => {
-        if (event === 'open') {
-          open.push({ start: state.position, kind: '', result: undefined, isKey: false, children: [] });
-          return;
-        }
-        const node = open.pop();
-        if (!node) throw new Disagree();
-        node.kind = String(state.kind);
-        // An empty value (`key:` and nothing) is placed where it would have started, as the
-        // full parser places its empty node: not at whatever the next line holds.
-        const content = contentStart(text, node.start);
-        if (state.result === null && node.kind !== 'mapping' && node.kind !== 'sequence' && content >= state.position) {
-          while (text[node.start] === ' ' || text[node.start] === '\t') node.start++;
-        } else {
-          node.start = content;
-        }
-        node.result = state.result;
-        node.isKey = node.kind === 'scalar' && followedByColon(text, state.position);
-        // js-yaml composes a flow collection in a block list as a would-be key first: the same
-        // collection, nested in itself. It is one node.
-        const only = node.children[0];
-        if (node.children.length === 1 && only!.result === node.result && typeof node.result === 'object' && node.result !== null) node.children = only!.children;
-        const parent = open[open.length - 1];
-        if (parent) parent.children.push(node);
-        else root = node;
-      },
-    });
-  } catch {
-    return undefined;
-  }
-  if (!root) return undefined;
-  const at = lineIndex(text);
-  const values = new Map<string, Pos>();
-  const keys = new Map<string, Pos>();
-  const place = (node: Node, value: unknown, pointer: string): void => {
-    values.set(pointer, at(node.start));
-    if (Array.isArray(value)) {
-      if (node.kind !== 'sequence' || node.children.length !== value.length) throw new Disagree();
-      node.children.forEach((child, i) => place(child, value[i], childPointer(pointer, i)));
-      return;
-    }
-    if (value !== null && typeof value === 'object') {
-      if (node.kind !== 'mapping') throw new Disagree();
-      const entries = value as Record<string, unknown>;
-      let count = 0;
-      for (let i = 0; i < node.children.length; i++) {
-        const key = node.children[i]!;
-        if (!key.isKey) throw new Disagree();
-        const name = String(key.result);
-        if (!Object.prototype.hasOwnProperty.call(entries, name)) throw new Disagree();
-        const child = childPointer(pointer, name);
-        const keyPos = at(key.start);
-        keys.set(child, keyPos);
-        count++;
-        const next = node.children[i + 1];
-        if (next && !next.isKey) {
-          place(next, entries[name], child);
-          i++;
-        } else if (entries[name] === null) {
-          // `key:` with nothing after it: null, placed at its key as the full parser does.
-          values.set(child, keyPos);
-        } else {
-          throw new Disagree();
-        }
-      }
-      if (count !== Object.keys(entries).length) throw new Disagree();
-    }
-  };
-  try {
-    place(root, data, '');
-  } catch {
-    return undefined;
-  }
-  return { values, keys };
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
 }

@@ -95,8 +95,9 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
       const fields: Record<string, unknown> = {};
       const interpolated: string[] = [];
       if (ensure === 'present') {
+        const known = kind.fields;
         for (const [name, value] of Object.entries(entry)) {
-          if (!(name in kind.fields)) continue;
+          if (!(name in known)) continue;
           fields[name] = value;
           if (f.envPointers.size === 0) continue;
           const fp = childPointer(pointer, name);
@@ -105,7 +106,7 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
       }
       return {
         kind: kind.name, organization: orgId, project, key: kind.displayKey(raw), ensure, fields, interpolated,
-        position: pos(childPointer(pointer, kind.identityField)),
+        position: pos(identityPointer),
       };
     };
 

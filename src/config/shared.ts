@@ -90,15 +90,24 @@ export function expandShared(files: readonly LoadedFile[], state: DesiredState):
 /** Kinds that hold other kinds (projects hold flags): their items may have aliases and shared children. */
 const parentKinds = () => KINDS.filter((k) => KINDS.some((c) => c.parent === k.name));
 
-function identityIndex(org: DesiredOrganization): Map<string, DesiredItem> {
-  const index = new Map<string, DesiredItem>();
-  for (const item of org.items) {
-    const kind = KINDS.find((k) => k.name === item.kind);
-    if (!kind) continue;
-    const id = `${kind.name}\0${item.project ?? ''}\0${kind.matchKey(item.key)}`;
-    if (!index.has(id)) index.set(id, item);
-  }
-  return index;
+/**
+ * Declared items by identity (`kind\0project\0match key`), built on first use: most files
+ * have no aliases, renames or top-level child lists, and a large workspace has 20 000 items.
+ */
+function identityIndex(org: DesiredOrganization): Pick<Map<string, DesiredItem>, 'get' | 'set'> {
+  let index: Map<string, DesiredItem> | undefined;
+  const built = (): Map<string, DesiredItem> => {
+    if (index) return index;
+    index = new Map();
+    for (const item of org.items) {
+      const kind = KINDS.find((k) => k.name === item.kind);
+      if (!kind) continue;
+      const id = `${kind.name}\0${item.project ?? ''}\0${kind.matchKey(item.key)}`;
+      if (!index.has(id)) index.set(id, item);
+    }
+    return index;
+  };
+  return { get: (id) => built().get(id), set: (id, item) => built().set(id, item) };
 }
 
 function readPruneAt({ org, files }: OrgScope): void {

@@ -41,7 +41,7 @@ export interface Exchange {
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(): void }, max: number): Promise<string> {
-  const chunks: Buffer[] = [];
+  const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of body) {
     size += chunk.length;
@@ -49,9 +49,11 @@ async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(): void },
       body.destroy();
       throw new TransportFailure('fatal', `the answer is larger than ${max / 1024 / 1024} MiB`);
     }
-    chunks.push(Buffer.from(chunk));
+    chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  // Decoded where the chunks lie: a list of 1000 flags is megabytes, copied once at most.
+  const only = chunks.length === 1 ? chunks[0]! : undefined;
+  return (only ? Buffer.from(only.buffer, only.byteOffset, only.byteLength) : Buffer.concat(chunks, size)).toString('utf8');
 }
 
 export async function exchange(x: Exchange): Promise<RawResponse> {
