@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseDocument } from 'yaml';
-import { BIN, ROOT, runCli } from './support/cli.js';
+import { BIN, ROOT, collectOutput, runCli, type CliResult } from './support/cli.js';
 import { api, inProcessSandbox, stopAllSandboxes } from './support/sandbox.js';
 import { ORG, config } from './support/workspace.js';
 import { runAction } from '../scripts/github-action.js';
@@ -331,22 +331,12 @@ function checkout(): string {
   return d;
 }
 
-interface Ran { code: number; stdout: string; stderr: string }
-
-function bash(script: string, cwd: string, env: Record<string, string>): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {
-      cwd,
-      env: { PATH: `${join(cwd, '.bin')}:${dirname(process.execPath)}:/usr/bin:/bin`, HOME: cwd, NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+function bash(script: string, cwd: string, env: Record<string, string>): Promise<CliResult> {
+  return collectOutput(spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {
+    cwd,
+    env: { PATH: `${join(cwd, '.bin')}:${dirname(process.execPath)}:/usr/bin:/bin`, HOME: cwd, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }));
 }
 
 function githubStep(recipe: Recipe, name: string): Step {
@@ -380,7 +370,7 @@ describe('GitHub recipes, run', () => {
   }
 
   /** A recipe's shell step, with the env it declares (its ${{ }} values given). */
-  async function shellStep(recipe: Recipe, name: string, d: string, env: Record<string, string>): Promise<Ran> {
+  async function shellStep(recipe: Recipe, name: string, d: string, env: Record<string, string>): Promise<CliResult> {
     const r = await bash(githubStep(recipe, name).run as string, d, env);
     outputs.push({ label: `${recipe} ${name}`, text: r.stdout + r.stderr });
     return r;

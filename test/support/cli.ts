@@ -31,26 +31,32 @@ export function spawnCli(args: string[], options: SpawnOptions = {}): ChildProce
 
 export interface CliResult { code: number; stdout: string; stderr: string }
 
-export function runCli(args: string[], options: { env?: Record<string, string | undefined>; cwd?: string; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+/** What a child process printed and how it ended (killed after `timeoutMs`, if given). */
+export function collectOutput(child: ChildProcessByStdio<Writable | null, Readable, Readable>, timeoutMs?: number): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const env = cliEnv(options.env);
-    const child = spawnCli(args, { cwd: options.cwd, env: options.env });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
     child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    const timer = timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      // Checked centrally for every CLI run of every test: the API key never leaves the process.
-      const key = env.HOGSYNC_API_KEY;
-      if (key && key.length >= 8 && (stdout.includes(key) || stderr.includes(key))) {
-        reject(new Error(`the API key appeared in the output of hogsync ${args.join(' ')}`));
-        return;
-      }
       resolve({ code: code ?? -1, stdout, stderr });
     });
-    child.stdin.end(options.input ?? '');
   });
+}
+
+export async function runCli(args: string[], options: { env?: Record<string, string | undefined>; cwd?: string; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+  const env = cliEnv(options.env);
+  const child = spawnCli(args, { cwd: options.cwd, env: options.env });
+  const output = collectOutput(child, options.timeoutMs ?? 60_000);
+  child.stdin.end(options.input ?? '');
+  const result = await output;
+  // Checked centrally for every CLI run of every test: the API key never leaves the process.
+  const key = env.HOGSYNC_API_KEY;
+  if (key && key.length >= 8 && (result.stdout.includes(key) || result.stderr.includes(key))) {
+    throw new Error(`the API key appeared in the output of hogsync ${args.join(' ')}`);
+  }
+  return result;
 }
