@@ -143,10 +143,16 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
   }
 
   const ordered = result.plan.changes.map((c) => outcomes.get(c.address) as ChangeOutcome);
-  const summary: ApplySummary = { applied: 0, failed: 0, skipped: 0 };
-  for (const o of ordered) summary[o.status] = (summary[o.status] ?? 0) + 1;
+  const summary = summarize(ordered);
   // Verification (src/apply/verify.ts) reports beside this, after the changed items are re-read.
   return { outcomes: ordered, summary, warnings: [], notes, hints: [...hints], againHelps: again, ...(uncertainDeletes.length > 0 ? { uncertainDeletes } : {}) };
+}
+
+/** Counts of the outcomes by status. */
+export function summarize(outcomes: readonly ChangeOutcome[]): ApplySummary {
+  const summary: ApplySummary = { applied: 0, failed: 0, skipped: 0 };
+  for (const o of outcomes) summary[o.status] = (summary[o.status] ?? 0) + 1;
+  return summary;
 }
 
 function conflictKey(execution: Execution): string {

@@ -7,7 +7,7 @@ import { labelOf, type LiveRecord, type ResourceKind } from '../resources/kind.j
 import type { LiveState } from '../plan/live.js';
 import { sameField } from '../plan/normalize.js';
 import type { PlanResult } from '../plan/types.js';
-import type { ApplyReport, ApplySummary, ChangeOutcome } from './execute.js';
+import { summarize, type ApplyReport, type ChangeOutcome } from './execute.js';
 
 export interface VerificationReport {
   /** Per change address: fields that, re-read, hold other values than were sent. */
@@ -73,9 +73,7 @@ export function confirmDeletes(result: PlanResult, report: ApplyReport, after: L
     notes.set(o.address, [...(notes.get(o.address) ?? []), `deleted: the delete failed (${o.error ?? 'no answer'}), but re-read, the ${labelOf(kind)} is gone`]);
     return { address: o.address, action: o.action, status: 'applied' };
   });
-  const summary: ApplySummary = { applied: 0, failed: 0, skipped: 0 };
-  for (const o of outcomes) summary[o.status] = (summary[o.status] ?? 0) + 1;
-  return { ...report, outcomes, summary, notes };
+  return { ...report, outcomes, summary: summarize(outcomes), notes };
 }
 
 /** A new apply report that shows a verification (or a failure to verify, as warnings). */
