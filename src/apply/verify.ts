@@ -6,7 +6,7 @@
 import { labelOf, type LiveRecord, type ResourceKind } from '../resources/kind.js';
 import type { LiveState } from '../plan/live.js';
 import { sameField } from '../plan/normalize.js';
-import type { PlanResult } from '../plan/types.js';
+import type { Execution, PlanResult } from '../plan/types.js';
 import { summarize, type ApplyReport, type ChangeOutcome } from './execute.js';
 
 export interface VerificationReport {
@@ -26,6 +26,15 @@ export function unappliedFields(kind: ResourceKind, sent: Record<string, unknown
   return notTaken;
 }
 
+/** The live record (gone ones aside) the re-read holds for an execution's item; null when the re-read did not cover its collection. */
+function reread(after: LiveState, execution: Execution): LiveRecord | undefined | null {
+  const { kind, scope, identity } = execution;
+  const records = after.find(kind, scope);
+  if (!records) return null;
+  const match = kind.matchKey(kind.displayKey(identity));
+  return records.find((r) => !kind.isGone(r) && kind.matchKey(kind.displayKey(r[kind.identityField])) === match);
+}
+
 /** What the re-read state says about each applied change of the report. */
 export function verifyApplied(result: PlanResult, outcomes: readonly ChangeOutcome[], after: LiveState): VerificationReport {
   const warnings: string[] = [];
@@ -33,11 +42,9 @@ export function verifyApplied(result: PlanResult, outcomes: readonly ChangeOutco
   for (const outcome of outcomes) {
     const execution = result.executions.get(outcome.address);
     if (outcome.status !== 'applied' || !execution) continue;
-    const { kind, scope, identity, values } = execution;
-    const records = after.find(kind, scope);
-    if (!records) continue;
-    const match = kind.matchKey(kind.displayKey(identity));
-    const record = records.find((r) => !kind.isGone(r) && kind.matchKey(kind.displayKey(r[kind.identityField])) === match);
+    const { kind, values } = execution;
+    const record = reread(after, execution);
+    if (record === null) continue;
     if (outcome.action === 'delete') {
       if (record) warnings.push(`${outcome.address}: still there when re-read after the delete`);
       continue;
@@ -66,11 +73,8 @@ export function confirmDeletes(result: PlanResult, report: ApplyReport, after: L
   const outcomes = report.outcomes.map((o): ChangeOutcome => {
     const execution = result.executions.get(o.address);
     if (!uncertain.has(o.address) || o.status !== 'failed' || !execution) return o;
-    const { kind, scope, identity } = execution;
-    const records = after.find(kind, scope);
-    const match = kind.matchKey(kind.displayKey(identity));
-    if (!records || records.some((r) => !kind.isGone(r) && kind.matchKey(kind.displayKey(r[kind.identityField])) === match)) return o;
-    notes.set(o.address, [...(notes.get(o.address) ?? []), `deleted: the delete failed (${o.error ?? 'no answer'}), but re-read, the ${labelOf(kind)} is gone`]);
+    if (reread(after, execution) !== undefined) return o;
+    notes.set(o.address, [...(notes.get(o.address) ?? []), `deleted: the delete failed (${o.error ?? 'no answer'}), but re-read, the ${labelOf(execution.kind)} is gone`]);
     return { address: o.address, action: o.action, status: 'applied' };
   });
   return { ...report, outcomes, summary: summarize(outcomes), notes };
