@@ -33,7 +33,7 @@ export function fastParse(text: string): Record<string, unknown> | undefined {
 export function fastRead(text: string): { data: Record<string, unknown>; positions: FastPositions } | undefined {
   if (EXPLICIT_KEY.test(text)) return undefined;
   const { load, CORE_SCHEMA } = loadJsYaml();
-  const starts: number[] = [];
+  // The recorder keeps the stack of open nodes; the checks below read where each one opened.
   const recorder = new NodeRecorder(text);
   let data: unknown;
   try {
@@ -41,12 +41,10 @@ export function fastRead(text: string): { data: Record<string, unknown>; positio
       schema: CORE_SCHEMA,
       listener: (event, state) => {
         if (event === 'open') {
-          starts.push(state.position);
           recorder.onOpen(state);
           return;
         }
-        recorder.onClose(state);
-        const start = firstVisible(text, starts.pop() ?? 0);
+        const start = firstVisible(text, recorder.onClose(state));
         if (state.anchor !== null && state.anchor !== undefined) throw new Unsure();
         const first = text[start];
         if (first === '!' || first === '&' || first === '*') throw new Unsure();

@@ -65,9 +65,10 @@ export class NodeRecorder {
     this.openLast.push(undefined);
   }
 
-  onClose(state: ComposeState): void {
+  /** Records the node that closes; returns where it opened (js-yaml's position before any separation). */
+  onClose(state: ComposeState): number {
     const depth = this.openAt.length - 1;
-    if (depth < 0) return;
+    if (depth < 0) return 0;
     const at = this.openAt.pop()!;
     const children = this.openChildren.pop()!;
     const last = this.openLast.pop();
@@ -78,7 +79,7 @@ export class NodeRecorder {
     }
     // js-yaml composes a flow collection in a block list as a would-be key first: the same
     // collection, nested in itself. The inner record stands for both.
-    if (children === 1 && last === result && typeof result === 'object' && result !== null) return;
+    if (children === 1 && last === result && typeof result === 'object' && result !== null) return at;
     const kind = state.kind === 'scalar' ? SCALAR : state.kind === 'mapping' ? MAPPING : state.kind === 'sequence' ? SEQUENCE : OTHER;
     const text = this.text;
     let start = contentStart(text, at);
@@ -92,6 +93,7 @@ export class NodeRecorder {
     if (isKey) this.names[this.starts.length] = String(result);
     this.starts.push(start);
     this.info.push(kind | (isKey ? KEY : 0) | (children * CHILDREN));
+    return at;
   }
 
   /** Lookups over what was recorded, beside the data the pass returned. */
