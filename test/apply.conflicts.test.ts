@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { executePlan } from '../src/apply/execute.js';
 import type { ApiPort } from '../src/http/port.js';
 import type { Change, Execution, PlanResult } from '../src/plan/types.js';
-import { featureFlag } from '../src/resources/feature_flag.js';
+import { featureFlag } from '../src/resources/feature_flag/kind.js';
 
 const ORG = '0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f';
 const scope = { organization: ORG, project: 12345 };

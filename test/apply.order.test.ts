@@ -3,7 +3,7 @@
 // cycle among declared flags found with its keys.
 import { describe, expect, it } from 'vitest';
 import { orderWaves, type Orderable } from '../src/apply/order.js';
-import { dependencyCycle, flagOrder, type FlagChangeView } from '../src/resources/flag-order.js';
+import { dependencyCycle, flagOrder, type FlagChangeView } from '../src/resources/feature_flag/order.js';
 
 const c = (address: string, action: Orderable['action'], group = 'g'): Orderable => ({ address, action, group });
 const dependsOn = (id: number) => ({ groups: [{ properties: [{ key: String(id), type: 'flag', operator: 'flag_evaluates_to', value: true }] }] });

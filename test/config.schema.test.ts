@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './support/cli.js';
 import { join } from 'node:path';
+import { composeSchema, type SchemaFragment } from '../src/resources/schema-compose.js';
+import { KINDS } from '../src/resources/registry.js';
 
 type Node = { [key: string]: unknown; properties?: Record<string, Node>; patternProperties?: Record<string, Node>; items?: Node; $ref?: string; description?: string };
 const schema = JSON.parse(readFileSync(join(ROOT, 'schemas/hogsync.schema.json'), 'utf8')) as Node & { $defs: Record<string, Node> };
@@ -25,6 +27,14 @@ describe('hogsync.schema.json', () => {
     expect(all.length).toBeGreaterThan(60);
     const missing = all.filter(([, node]) => typeof node.description !== 'string' || node.description.trim() === '').map(([path]) => path);
     expect(missing).toEqual([]);
+  });
+
+  it('is what the kinds compose: the base and each registered kind\'s own fragment (npm run build writes it)', () => {
+    const read = (path: string) => JSON.parse(readFileSync(join(ROOT, path), 'utf8')) as Record<string, unknown>;
+    const composed = composeSchema(read('src/resources/base.schema.json'), KINDS, (kind) => read(`src/resources/${kind.name}/schema.json`) as unknown as SchemaFragment);
+    expect(schema).toEqual(composed);
+    // Key order is part of it: editors complete keys, and fmt writes them, in the schema's order.
+    expect(JSON.stringify(schema)).toBe(JSON.stringify(composed));
   });
 
   it('describes every definition', () => {

@@ -1,6 +1,6 @@
 // parseBlastRadius: both answer shapes of user_blast_radius, and nothing else.
 import { describe, expect, it } from 'vitest';
-import { parseBlastRadius } from '../src/resources/feature_flag.js';
+import { parseBlastRadius } from '../src/resources/feature_flag/kind.js';
 
 describe('parseBlastRadius', () => {
   it('reads {affected, total}', () => {

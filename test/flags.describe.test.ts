@@ -1,7 +1,7 @@
 // Flag release conditions in the web app's words: the lines a reviewer reads for each kind of
 // change of `filters`, and the JSON part for what cannot be described.
 import { describe, expect, it } from 'vitest';
-import { describeFlagFilters, describeProperty, type FlagLine } from '../src/resources/flag-filters.js';
+import { describeFlagFilters, describeProperty, type FlagLine } from '../src/resources/feature_flag/describe.js';
 
 const country = { key: 'country', type: 'person', operator: 'exact', value: ['DE', 'FR'] };
 const email = { key: 'email', type: 'person', operator: 'icontains', value: '@example.com' };

@@ -4,7 +4,7 @@
 // meaning (another rollout, another operator) is never normalized away.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { normalizeFilters, normalizeTags } from '../src/resources/flag-rules.js';
+import { normalizeFilters, normalizeTags } from '../src/resources/feature_flag/rules.js';
 import { api, DEFAULT_ORG, inProcessSandbox, stopAllSandboxes, type Api } from './support/sandbox.js';
 
 type Rec = Record<string, unknown>;

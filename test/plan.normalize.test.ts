@@ -1,8 +1,8 @@
 // One test per normalization rule (src/plan/normalize.ts): values equal under a rule are no change.
 import { describe, expect, it } from 'vitest';
 import { RULES, sameValue, dropServerKeys, serverKeysOf, canonicalJson, mergedUpdate, withoutNullKeys } from '../src/plan/normalize.js';
-import { featureFlag } from '../src/resources/feature_flag.js';
-import { project } from '../src/resources/project.js';
+import { featureFlag } from '../src/resources/feature_flag/kind.js';
+import { project } from '../src/resources/project/kind.js';
 
 describe('normalization rules', () => {
   it('every rule explains itself', () => {

@@ -2,7 +2,7 @@
 // release conditions as the web app shows them), and where the API's activity log keeps its
 // items' changes (drift attribution). Types only: kinds declare them, renderers and the
 // attribution use case read them.
-import type { FlagLine } from './flag-filters.js';
+import type { FlagLine } from './feature_flag/describe.js';
 
 /** Lines a reviewer reads: text lines (`+` added, `-` removed, `~` changed, ` ` a note), or a part shown as its JSON diff. */
 export type DescribedLine = FlagLine;

@@ -143,6 +143,11 @@ export interface ResourceKind {
   readonly identityField: string;
   /** `organization`, or the name of the kind whose items hold this kind's items (and their lists). */
   readonly parent: 'organization' | KindName;
+  /**
+   * Whether items may also be declared once at the top level for several parent items
+   * (`projects:`, `overrides:`), as well as inside each parent's entry.
+   */
+  readonly shared?: boolean;
   /** `list`: one paginated list per collection; `get`: one GET per declared item (lists carry only basic fields). */
   readonly read: 'list' | 'get';
   readonly canCreate: boolean;

@@ -3,10 +3,10 @@
 // module and one line here. The engine takes the list as a parameter (defaulting to KINDS),
 // so a test can run it over kinds of its own.
 import type { KindName, ResourceKind } from './kind.js';
-import { project } from './project.js';
-import { proxyRecord } from './proxy_record.js';
-import { role } from './role.js';
-import { featureFlag } from './feature_flag.js';
+import { project } from './project/kind.js';
+import { proxyRecord } from './proxy_record/kind.js';
+import { role } from './role/kind.js';
+import { featureFlag } from './feature_flag/kind.js';
 
 /** In the order plans list them and apply creates them; parents before their children. */
 export const KINDS: readonly ResourceKind[] = [project, proxyRecord, role, featureFlag];

@@ -1,7 +1,7 @@
 // Roles: identity = name, unique case-insensitively, so a role whose name differs only in
 // case is the same role (its name is updated).
-import type { ResourceKind, Scope } from './kind.js';
-import { fieldsFromSchema, lazy } from './schema.js';
+import type { ResourceKind, Scope } from '../kind.js';
+import { fieldsFromSchema, lazy } from '../schema.js';
 
 const base = (s: Scope) => `/api/organizations/${encodeURIComponent(s.organization)}/roles/`;
 // `name` is managed too: it is how a change of case reaches the API.

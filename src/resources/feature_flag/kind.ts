@@ -12,14 +12,14 @@
 //   - updates carry the version they were planned against (optimistic concurrency);
 //   - changes are ordered by the flags' dependencies, and a dependency cycle is refused;
 //   - a project holds at most 2000 flags; a key the list did not show may still be taken.
-import { isHogsyncError } from '../errors.js';
-import { describeFlagFilters } from './flag-filters.js';
-import { dependencyCycle, flagOrder } from './flag-order.js';
-import { normalizeFilters, normalizeTags } from './flag-rules.js';
+import { isHogsyncError } from '../../errors.js';
+import { describeFlagFilters } from './describe.js';
+import { dependencyCycle, flagOrder } from './order.js';
+import { normalizeFilters, normalizeTags } from './rules.js';
 import type {
   BlastRadius, KindPort, LiveRecord, PreviewInput, PreviewResult, ResourceKind, Scope, ScopeCheck, ScopeView,
-} from './kind.js';
-import { fieldsFromSchema, lazy } from './schema.js';
+} from '../kind.js';
+import { fieldsFromSchema, lazy } from '../schema.js';
 
 /** The most flags the real API lets a project hold. */
 export const MAX_FLAGS_PER_PROJECT = 2000;
@@ -33,6 +33,7 @@ export const featureFlag: ResourceKind = {
   prunable: true,
   identityField: 'key',
   parent: 'project',
+  shared: true,
   read: 'list',
   canCreate: true,
   renamable: true,

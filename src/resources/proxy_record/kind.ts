@@ -1,8 +1,8 @@
 // Proxy records: identity = domain (lower-cased, no trailing dot). The domain is the only
 // writable field, so a record is never updated: a new domain is a new record. A create
 // answers with the CNAME target the user must point DNS at.
-import type { LiveRecord, ResourceKind, Scope, ScopeCheck, ScopeView } from './kind.js';
-import { fieldsFromSchema, lazy } from './schema.js';
+import type { LiveRecord, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
+import { fieldsFromSchema, lazy } from '../schema.js';
 
 const base = (s: Scope) => `/api/organizations/${encodeURIComponent(s.organization)}/proxy_records/`;
 const fields = lazy(() => fieldsFromSchema('proxy_record', ['domain']));

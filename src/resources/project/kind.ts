@@ -4,8 +4,8 @@
 // (409 on a duplicate): apply renames a project that frees a name before the one that takes it;
 // a cycle of renames (two projects swapping names), a rename onto a name another project keeps,
 // and two renames to one name are refused at plan time.
-import type { ChangeView, ResourceKind, Scope, ScopeCheck, ScopeView } from './kind.js';
-import { fieldsFromSchema, lazy } from './schema.js';
+import type { ChangeView, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
+import { fieldsFromSchema, lazy } from '../schema.js';
 
 const base = (s: Scope) => `/api/organizations/${encodeURIComponent(s.organization)}/projects/`;
 const fields = lazy(() => fieldsFromSchema('project', ['id']));

@@ -4,7 +4,7 @@
 // (posthog/api/feature_flag.py, FeatureFlagSerializer.update). So apply orders flag changes:
 // deletes and disables of dependents before the flags they depend on, enables of dependencies
 // before their dependents. A cycle among the declared flags is refused at plan time.
-import { flagDependencies } from './flag-rules.js';
+import { flagDependencies } from './rules.js';
 
 type Obj = Record<string, unknown>;
 
