@@ -10,6 +10,7 @@ import { stringify } from 'yaml';
 import { startSandbox } from '../src/sandbox/server.js';
 import { createClient } from '../src/http/client.js';
 import { readLiveState } from '../src/state/live-state.js';
+import { readWorkspace } from '../src/state/workspace.js';
 import { loadConfig } from '../src/config/load.js';
 import { computePlan } from '../src/plan/planner.js';
 import { executePlan } from '../src/apply/execute.js';
@@ -82,6 +83,8 @@ async function check(live: LiveArb, desired: DesiredArb): Promise<void> {
     writeFileSync(file, configYaml(desired));
     const config = await loadConfig([file]);
     const before = await readLiveState(client, config, 4);
+    // The whole workspace, every kind (the plan reads only the kinds the files declare).
+    const wholeBefore = await readWorkspace(client, ORG, [], 4);
     const result = computePlan(config, before, { baseUrl: sandbox.baseUrl });
     const report = await executePlan(result, client, { parallelism: 4 });
     expect(report.summary).toEqual({ applied: result.plan.changes.length, failed: 0, skipped: 0 });
@@ -89,6 +92,7 @@ async function check(live: LiveArb, desired: DesiredArb): Promise<void> {
     const after = await readLiveState(client, config, 4);
     // 1. Live equals desired on every managed field: a re-plan is empty.
     expect(computePlan(config, after, { baseUrl: sandbox.baseUrl }).plan.changes).toEqual([]);
+    const wholeAfter = await readWorkspace(client, ORG, [], 4);
 
     // 2. and 3. Undeclared items survive unless pruned; declared ones are deleted only when absent.
     const names = (state: typeof before, kind: string, field: string) =>
@@ -99,8 +103,8 @@ async function check(live: LiveArb, desired: DesiredArb): Promise<void> {
       ['feature_flag', 'key', FLAG_KEYS, desired.flags.map((f) => ({ key: f.key, ensure: f.ensure })), desired.prune.feature_flags],
     ];
     for (const [kind, field, pool, declared, prune] of expectations) {
-      const had = new Set(names(before, kind, field));
-      const has = new Set(names(after, kind, field));
+      const had = new Set(names(wholeBefore, kind, field));
+      const has = new Set(names(wholeAfter, kind, field));
       for (const key of pool.map((k) => k.toLowerCase())) {
         const decl = declared.find((x) => x.key.toLowerCase() === key);
         const expected = decl ? decl.ensure === 'present' : prune ? false : had.has(key);
@@ -108,7 +112,7 @@ async function check(live: LiveArb, desired: DesiredArb): Promise<void> {
       }
     }
     // Unmanaged items keep their values.
-    const liveRoles = after.collections.find((c) => c.kind.name === 'role')?.records ?? [];
+    const liveRoles = wholeAfter.collections.find((c) => c.kind.name === 'role')?.records ?? [];
     for (const r of live.roles) {
       if (desired.roles.some((d) => d.name === r.name) || desired.prune.roles) continue;
       expect(liveRoles.find((x) => x.name === r.name)?.feature_flags_access_level).toBe(r.feature_flags_access_level);

@@ -9,6 +9,7 @@ import { loadConfig } from '../src/config/load.js';
 import type { DesiredItem } from '../src/config/model.js';
 import { declaredAt, projectBoundIds } from '../src/config/shared.js';
 import { fieldsFromSchema } from '../src/resources/schema.js';
+import { featureFlag } from '../src/resources/feature_flag/kind.js';
 import { ROOT } from './support/cli.js';
 
 const ORG = '0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f';
@@ -160,9 +161,11 @@ feature_flags:
     expect(Object.keys(fieldsFromSchema('role', ['name']))).toEqual(['feature_flags_access_level']);
   });
 
-  it('finds ids of one project anywhere in flag filters: cohorts and flag dependencies', () => {
-    expect(projectBoundIds({ groups: [{ properties: [{ key: 'id', type: 'cohort', value: 7 }, { key: 'plan', type: 'person', value: 'pro' }] }] })).toEqual(['cohort 7']);
-    expect(projectBoundIds({ groups: [{ properties: [{ type: 'AND', values: [{ key: '12', type: 'flag', value: true, operator: 'flag_evaluates_to' }] }] }] })).toEqual(['flag 12']);
-    expect(projectBoundIds({ groups: [{ properties: [], rollout_percentage: 5 }] })).toEqual([]);
+  it('finds ids of one project at the flag kind\'s reference sites (cohorts, flag dependencies), not names', () => {
+    const ids = (filters: unknown) => projectBoundIds(featureFlag, 'filters', filters);
+    expect(ids({ groups: [{ properties: [{ key: 'id', type: 'cohort', value: 7 }, { key: 'plan', type: 'person', value: 'pro' }] }] })).toEqual([{ kind: 'cohort', id: 7 }]);
+    expect(ids({ groups: [{ properties: [{ key: '12', type: 'flag', value: true, operator: 'flag_evaluates_to' }] }] })).toEqual([{ kind: 'feature_flag', id: 12 }]);
+    expect(ids({ groups: [{ properties: [{ key: { feature_flag: 'other' }, type: 'flag', value: true }, { key: 'id', type: 'cohort', value: { cohort: 'Staff' } }] }] })).toEqual([]);
+    expect(ids({ groups: [{ properties: [], rollout_percentage: 5 }] })).toEqual([]);
   });
 });

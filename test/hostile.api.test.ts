@@ -56,7 +56,8 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const FILE = config('projects:\n  - id: 12345\n    name: Renamed\nroles:\n  - name: Engineers\n    feature_flags_access_level: 37\n');
+// Every kind is declared, so every list is read (a kind no file declares is never read).
+const FILE = config('projects:\n  - id: 12345\n    name: Renamed\n    feature_flags:\n      - key: checkout\nroles:\n  - name: Engineers\n    feature_flags_access_level: 37\nproxy_records:\n  - domain: e.example.com\n');
 
 const cases: Array<[string, Record<string, Handler>, RegExp]> = [
   ['a project that is a list', { [PROJECT]: json([]) }, /GET .*projects\/12345\/ → 200: the API answered with a body that is not a record/],
@@ -104,7 +105,10 @@ describe('hostile API answers', () => {
     overrides = { [ROLES]: json({ count: 1, next: null, previous: null, surprise: { a: 1 }, results: [{ id: 'r1', name: 'Engineers', feature_flags_access_level: 37, new_field: [1, 2] }] }) };
     const r = await ws.cli(['plan', ws.write('h.yaml', FILE), '--format', 'json'], { HOGSYNC_BASE_URL: base });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).changes.map((c: { address: string }) => c.address)).toEqual([`project:${ORG}/12345`]);
+    // The flag and the proxy record the file declares are created; the role was read despite the surprises.
+    expect(JSON.parse(r.stdout).changes.map((c: { address: string }) => c.address)).toEqual([
+      `project:${ORG}/12345`, `proxy_record:${ORG}/e.example.com`, `feature_flag:${ORG}/12345/checkout`,
+    ]);
   });
 
   it('verification re-reads what changed and names what the API did not take', async () => {
@@ -221,7 +225,7 @@ describe('lists that shift between their pages', () => {
     expect(plan.code).toBe(0);
     const doc = JSON.parse(plan.stdout);
     expect(doc.changes.map((c: { action: string; address: string }) => `${c.action} ${c.address}`)).toEqual([`update role:${ORG}/Engineers`]);
-    expect(doc.unmanaged.map((u: { address: string }) => u.address)).toEqual([`project:${ORG}/12345`]);
+    expect(doc.unmanaged).toEqual([]);
     reads = 0;
     const apply = await ws.cli(['apply', file, '--auto-approve', '--format', 'json'], { HOGSYNC_BASE_URL: base });
     expect(apply.code).toBe(0);

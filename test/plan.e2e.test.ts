@@ -178,7 +178,14 @@ roles:
       },
     });
     ws = workspace(sandbox);
-    const file = ws.write('h.yaml', config('projects:\n  - id: 12345\n  - id: 12346\n'));
+    const file = ws.write('h.yaml', config(`projects:
+  - id: 12345
+    feature_flags: [ { key: flag-0 } ]
+  - id: 12346
+    feature_flags: [ { key: b-0 } ]
+proxy_records: [ { domain: p0.example.com } ]
+roles: [ { name: Role 0 } ]
+`));
     sandbox.stats.requests = 0;
     sandbox.stats.byRoute = {};
     const r = await ws.cli(['plan', file, '--format', 'json']);
@@ -190,7 +197,16 @@ roles:
     expect(sandbox.stats.requests).toBe(minimum);
     expect(Object.keys(sandbox.stats.byRoute).some((k) => k.includes('12347'))).toBe(false);
     const plan = JSON.parse(r.stdout);
-    expect(plan.summary.unmanaged).toBe(230 + 5 + 150 + 201 + 1);
+    expect(plan.summary.unmanaged).toBe(229 + 4 + 149 + 200 + 1);
+
+    // A kind no file declares is never read: projects alone cost their list and their GETs.
+    sandbox.stats.requests = 0;
+    sandbox.stats.byRoute = {};
+    const only = await ws.cli(['plan', ws.write('p.yaml', config('projects:\n  - id: 12345\n  - id: 12346\n')), '--format', 'json']);
+    expect(only.code).toBe(0);
+    expect(Object.keys(sandbox.stats.byRoute).sort()).toEqual(['GET /api/organizations/:org/projects/', 'GET /api/organizations/:org/projects/:id/']);
+    expect(sandbox.stats.requests).toBe(1 + 2);
+    expect(JSON.parse(only.stdout).summary.unmanaged).toBe(1);
   });
 
   it('reads a project of 250 flags in one flag-list request: pages of 1000, not the API\'s default 100', async () => {
@@ -212,14 +228,14 @@ roles:
       },
     });
     ws = workspace(sandbox);
-    const r = await ws.cli(['plan', ws.write('h.yaml', config('projects:\n  - id: 12345\n  - id: 12346\n')), '--format', 'json']);
+    const r = await ws.cli(['plan', ws.write('h.yaml', config('projects:\n  - id: 12345\n    feature_flags: [ { key: flag-0 } ]\n  - id: 12346\n    feature_flags: [ { key: b-0 } ]\n')), '--format', 'json']);
     expect(r.code).toBe(0);
     // One request per project, answered whole (the sandbox's next link is null): no second page.
     expect(asked.filter((l) => l.includes('/feature_flags/')).sort()).toEqual([
       'GET /api/projects/12345/feature_flags/?limit=1000 → 200',
       'GET /api/projects/12346/feature_flags/?limit=1000 → 200',
     ]);
-    expect(JSON.parse(r.stdout).summary.unmanaged).toBe(250 + 101);
+    expect(JSON.parse(r.stdout).summary.unmanaged).toBe(249 + 100);
   });
 });
 

@@ -64,15 +64,23 @@ describe('computePlan', () => {
     expect(r.plan.summary.unchanged).toBe(1);
   });
 
-  it('deletes undeclared items only of pruned kinds; other live items are listed as unmanaged', () => {
-    const l = { roles: [{ id: 'r1', name: 'Old' }], proxies: [{ id: 'p1', domain: 'a.example.com' }] };
-    const kept = plan(desired([]), l);
+  it('deletes undeclared items only of pruned kinds; other live items of declared kinds are listed as unmanaged', () => {
+    const l = { roles: [{ id: 'r1', name: 'Old' }, { id: 'r2', name: 'Keep' }], proxies: [{ id: 'p1', domain: 'a.example.com' }, { id: 'p2', domain: 'keep.example.com' }] };
+    const declared = [item('role', 'Keep'), item('proxy_record', 'keep.example.com')];
+    const kept = plan(desired(declared), l);
     expect(kept.plan.changes).toEqual([]);
     expect(kept.plan.unmanaged.map((u) => u.address)).toEqual([`proxy_record:${ORG}/a.example.com`, `role:${ORG}/Old`]);
-    const pruned = plan(desired([], { roles: true }), l);
+    const pruned = plan(desired(declared, { roles: true }), l);
     expect(pruned.plan.changes.map((c) => [c.action, c.address])).toEqual([['delete', `role:${ORG}/Old`]]);
     expect(pruned.plan.unmanaged.map((u) => u.address)).toEqual([`proxy_record:${ORG}/a.example.com`]);
     expect(pruned.executions.get(`role:${ORG}/Old`)).toMatchObject({ id: 'r1', values: {} });
+  });
+
+  it('plans no kind the files do not declare: its live items are neither listed nor pruned', () => {
+    const l = { roles: [{ id: 'r1', name: 'Old' }], proxies: [{ id: 'p1', domain: 'a.example.com' }] };
+    expect(plan(desired([item('role', 'Old')]), l).plan.unmanaged).toEqual([]);
+    // prune owns a kind even where no file declares one of it.
+    expect(plan(desired([item('role', 'Old')], { proxy_records: true }), l).plan.changes.map((c) => c.address)).toEqual([`proxy_record:${ORG}/a.example.com`]);
   });
 
   it('deletes an item declared absent, and plans nothing for an absent item that is not there', () => {

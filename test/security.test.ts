@@ -487,7 +487,7 @@ roles:
         .then(async (up) => res.writeHead(up.status, { 'content-type': 'application/json' }).end(await up.text()))
         .catch(() => res.writeHead(502).end());
     });
-    ws.write('echo.yaml', config('roles:\n  - name: Echo team\n'));
+    ws.write('echo.yaml', config('roles:\n  - name: Echo team\nproxy_records:\n  - domain: echo.example.com\n'));
     const plan = await run('plan, API echoing the key', ['plan', 'echo.yaml', '--base-url', echo.origin, '--verbose']);
     expect(plan.code).toBe(1);
     expect(plan.stderr).toMatch(/→ 400: Rejected request with header/);

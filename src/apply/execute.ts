@@ -4,13 +4,14 @@
 // a wave run in parallel. A failed change does not stop the others; every change ends
 // applied, failed, skipped or pending (held for approval), also when the user interrupts.
 // What a create answered that the user must see comes from the kind's `created` hook.
-import type { HttpCall, LiveRecord } from '../resources/kind.js';
+import { parentKeyOf, type HttpCall, type LiveRecord } from '../resources/kind.js';
 import { isHogsyncError } from '../errors.js';
 import { errorMessage } from '../http/api-error.js';
 import { isRateLimitStop } from '../http/client.js';
 import { ADVICE_401, adviceFor403, againHelps } from '../http/advice.js';
 import type { ApiPort } from '../http/port.js';
 import { orderPairs } from '../plan/kind-checks.js';
+import { fillDeferred, holdsDeferred } from '../plan/references.js';
 import type { Action, Change, Execution, PlanResult } from '../plan/types.js';
 import { mapLimit } from '../util/map-limit.js';
 import { orderWaves } from './order.js';
@@ -53,6 +54,8 @@ export interface ApplyReport {
    * lost answer finds the item gone and may answer 404 or 500, so the re-read decides (verify.ts).
    */
   uncertainDeletes?: readonly string[];
+  /** Values sent per applied change, where they differ from the plan's (ids of items created first filled in): what verification compares. */
+  sent?: ReadonlyMap<string, Record<string, unknown>>;
 }
 
 export interface ExecuteOptions {
@@ -76,6 +79,9 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
   const notes = new Map<string, readonly string[]>();
   const failedDeletes = new Set<string>();
   const uncertainDeletes: string[] = [];
+  /** Ids of the items this apply created, by change address: what references to them are filled with. */
+  const createdIds = new Map<string, string | number>();
+  const sent = new Map<string, Record<string, unknown>>();
   let started = 0;
   let done = 0;
   // Retries already waited for each of these; when the API is gone, trying the rest only delays the report.
@@ -96,7 +102,7 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
   const byAddress = new Map(result.plan.changes.map((c) => [c.address, c]));
   const orderable = result.plan.changes.map((c) => {
     const e = result.executions.get(c.address);
-    return { address: c.address, action: c.action, group: e ? `${e.kind.name}|${e.scope.organization}|${e.scope.project ?? ''}` : c.address };
+    return { address: c.address, action: c.action, group: e ? `${e.kind.name}|${e.scope.organization}|${parentKeyOf(e.scope) ?? ''}` : c.address };
   });
   for (const wave of orderWaves(orderable, orderPairs(result))) {
     const changes = wave.map((address) => byAddress.get(address) as Change);
@@ -117,8 +123,16 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
       if (!execution) return finish({ address: change.address, action: change.action, status: 'skipped', error: 'nothing to execute (internal)' });
       const blocker = change.action === 'create' ? failedDeletes.has(conflictKey(execution)) : false;
       if (blocker) return finish({ address: change.address, action: change.action, status: 'skipped', error: 'the delete that frees its key failed' });
+      let run = execution;
+      if (holdsDeferred(execution.values)) {
+        const filled = fillDeferred(execution.values, createdIds);
+        if (filled.missing !== undefined) return finish({ address: change.address, action: change.action, status: 'skipped', error: `not started: it refers to ${filled.missing}, which was not created` });
+        run = { ...execution, values: filled.value as Record<string, unknown> };
+        sent.set(change.address, run.values);
+      }
       options.onStart?.(change, ++started, total);
-      const { outcome, networkError, created, stopped, error } = await executeOne(change, execution, api);
+      const { outcome, networkError, created, stopped, error, id } = await executeOne(change, run, api);
+      if (id !== undefined) createdIds.set(change.address, id);
       if (stopped) {
         rateLimited ??= stopped;
         again = true;
@@ -145,7 +159,10 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
   const ordered = result.plan.changes.map((c) => outcomes.get(c.address) as ChangeOutcome);
   const summary = summarize(ordered);
   // Verification (src/apply/verify.ts) reports beside this, after the changed items are re-read.
-  return { outcomes: ordered, summary, warnings: [], notes, hints: [...hints], againHelps: again, ...(uncertainDeletes.length > 0 ? { uncertainDeletes } : {}) };
+  return {
+    outcomes: ordered, summary, warnings: [], notes, hints: [...hints], againHelps: again,
+    ...(uncertainDeletes.length > 0 ? { uncertainDeletes } : {}), ...(sent.size > 0 ? { sent } : {}),
+  };
 }
 
 /** Counts of the outcomes by status. */
@@ -155,8 +172,18 @@ export function summarize(outcomes: readonly ChangeOutcome[]): ApplySummary {
   return summary;
 }
 
+/** The id a create answered with, when it answered a record with one. */
+function liveIdOf(kind: Execution['kind'], record: LiveRecord): string | number | undefined {
+  try {
+    const id = kind.liveId(record);
+    return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function conflictKey(execution: Execution): string {
-  return `${execution.kind.name}|${execution.scope.organization}|${execution.scope.project ?? ''}|${execution.kind.matchKey(execution.identity)}`;
+  return `${execution.kind.name}|${execution.scope.organization}|${parentKeyOf(execution.scope) ?? ''}|${execution.kind.matchKey(execution.identity)}`;
 }
 
 function callFor(change: Change, execution: Execution): HttpCall {
@@ -166,7 +193,7 @@ function callFor(change: Change, execution: Execution): HttpCall {
   return change.action === 'update' ? kind.updateCall(scope, id, values, execution.live) : kind.deleteCall(scope, id);
 }
 
-async function executeOne(change: Change, execution: Execution, api: ApiPort): Promise<{ outcome: ChangeOutcome; networkError: boolean; created?: readonly string[]; stopped?: string; error?: unknown }> {
+async function executeOne(change: Change, execution: Execution, api: ApiPort): Promise<{ outcome: ChangeOutcome; networkError: boolean; created?: readonly string[]; stopped?: string; error?: unknown; id?: string | number }> {
   const base = { address: change.address, action: change.action };
   const kind = execution.kind;
   try {
@@ -178,7 +205,8 @@ async function executeOne(change: Change, execution: Execution, api: ApiPort): P
     const record = body !== null && typeof body === 'object' && !Array.isArray(body) ? body : null;
     const created = change.action === 'create' && record && kind.created ? kind.created(record, execution.identity) : undefined;
     const outcome: ChangeOutcome = { ...base, status: 'applied', ...created?.fields };
-    return { outcome, networkError: false, created: created?.notes };
+    const id = change.action === 'create' && record ? liveIdOf(kind, record) : undefined;
+    return { outcome, networkError: false, created: created?.notes, ...(id !== undefined ? { id } : {}) };
   } catch (err) {
     if (isRateLimitStop(err)) {
       // The API refused it (429) or it was never sent: not applied, and a later run applies it.

@@ -31,18 +31,21 @@ function reread(after: LiveState, execution: Execution): LiveRecord | undefined 
   const { kind, scope, identity } = execution;
   const records = after.find(kind, scope);
   if (!records) return null;
+  // By id where the item had one (identities may repeat, or change with the update), else by identity.
+  if (execution.id !== null) return records.find((r) => !kind.isGone(r) && String(kind.liveId(r)) === String(execution.id));
   const match = kind.matchKey(kind.displayKey(identity));
   return records.find((r) => !kind.isGone(r) && kind.matchKey(kind.displayKey(r[kind.identityField])) === match);
 }
 
 /** What the re-read state says about each applied change of the report. */
-export function verifyApplied(result: PlanResult, outcomes: readonly ChangeOutcome[], after: LiveState): VerificationReport {
+export function verifyApplied(result: PlanResult, outcomes: readonly ChangeOutcome[], after: LiveState, sent?: ReadonlyMap<string, Record<string, unknown>>): VerificationReport {
   const warnings: string[] = [];
   const notTaken = new Map<string, string[]>();
   for (const outcome of outcomes) {
     const execution = result.executions.get(outcome.address);
     if (outcome.status !== 'applied' || !execution) continue;
-    const { kind, values } = execution;
+    const { kind } = execution;
+    const values = sent?.get(outcome.address) ?? execution.values;
     const record = reread(after, execution);
     if (record === null) continue;
     if (outcome.action === 'delete') {

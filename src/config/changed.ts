@@ -8,6 +8,7 @@ import { HogsyncError } from '../errors.js';
 import { KINDS } from '../resources/registry.js';
 import { filesAtRevision } from './git.js';
 import { loadConfig } from './load.js';
+import { itemAddressKey } from './merge.js';
 import type { DesiredItem, DesiredOrganization, DesiredState } from './model.js';
 import { ConfigErrors, formatPosition } from './problems.js';
 
@@ -34,8 +35,7 @@ function stable(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-const scopeKey = (item: DesiredItem) => (item.project === null ? '' : `${item.project}/`);
-const addressOf = (item: DesiredItem) => `${item.kind}:${item.organization}/${scopeKey(item)}${item.key}`;
+const addressOf = (item: DesiredItem) => `${item.kind}:${item.organization}/${itemAddressKey(item)}`;
 /** What an item declares: everything but where it is declared. */
 const declaration = (item: DesiredItem) => stable({ ensure: item.ensure, fields: item.fields, renamed_from: item.renamedFrom ?? null, interpolated: [...item.interpolated].sort() });
 

@@ -20,6 +20,7 @@ import type { DesiredItem, DesiredOrganization, DesiredState, PruneSettings } fr
 import type { Pos, SourceMap } from './parse.js';
 import { childPointer } from './pointer.js';
 import { formatPosition, type ConfigProblem } from './problems.js';
+import { declaredReferences } from './references.js';
 
 export interface LoadedFile {
   file: string;
@@ -34,6 +35,43 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 interface Declared { item: DesiredItem; reference: boolean; where: FilePosition }
+
+/** Where a declared item lives: its project, and its parent when that is not a project. */
+interface ItemScope { project: number | null; parent?: { kind: string; key: string } }
+
+/** The key an `id:` pin is written under (kinds whose identities repeat in the API). */
+export const PIN = 'id';
+/** An item's previous identity: the live item of that identity is renamed in place. */
+export const RENAMED_FROM = 'renamed_from';
+
+/** An item's identity among the declared items of its organization: kind, parent and match key. */
+export function identityKey(kind: ResourceKind, item: Pick<DesiredItem, 'project' | 'parent' | 'key'>): string {
+  return `${kind.name}\0${item.parent ? `${item.parent.kind}:${item.parent.key.toLowerCase()}` : item.project ?? ''}\0${kind.matchKey(item.key)}`;
+}
+
+/** How messages name an item within its organization: `KEY`, `PROJECT/KEY`, `PARENT/KEY`. */
+export function itemAddressKey(item: Pick<DesiredItem, 'project' | 'parent' | 'key'>): string {
+  if (item.parent) return `${item.parent.key}/${item.key}`;
+  return item.project === null ? item.key : `${item.project}/${item.key}`;
+}
+
+/**
+ * The entries of a child list as the kind writes them: a list of mappings, or (kinds whose
+ * items are only their identity, a role's members) a list of identities, each becoming
+ * `{identityField: value}` at the list item's own position.
+ */
+function childEntries(kind: ResourceKind, value: unknown): Array<{ entry: Obj; pointer: number | undefined }> {
+  if (!Array.isArray(value)) return [];
+  const out: Array<{ entry: Obj; pointer: number | undefined }> = [];
+  value.forEach((v, i) => {
+    if (isObj(v)) out.push({ entry: v, pointer: i });
+    else if (kind.identityList && (typeof v === 'string' || typeof v === 'number')) out.push({ entry: { [kind.identityField]: v, [IDENTITY_AT]: true }, pointer: i });
+  });
+  return out;
+}
+
+/** Marks an entry made from a bare identity: its position is the list item itself. */
+const IDENTITY_AT = '\u0000identity';
 
 interface OrgState {
   org: DesiredOrganization;
@@ -58,7 +96,7 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
   /** Parent items (`kind|id`) → the organization that declared them first. */
   const parentOrg = new Map<string, { org: string; where: FilePosition }>();
   /** Parent items declared absent, and the first child list declared in them anywhere. */
-  const absentParents = new Map<string, { kind: ResourceKind; id: number; where: FilePosition }>();
+  const absentParents = new Map<string, { kind: ResourceKind; key: string; where: FilePosition }>();
   const childrenOf = new Map<string, { child: ResourceKind; where: FilePosition }>();
   const prunable = pruneKeys(kinds);
 
@@ -79,14 +117,16 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
     const st = state;
     const pos = (pointer: string, fallback: Pos = { line: 1, col: 1 }): FilePosition =>
       lazyPosition(f.file, () => f.map.keys.get(pointer) ?? f.map.values.get(pointer) ?? fallback);
+    /** Where a value is written (a reference's own `{`), rather than its key. */
+    const valuePos = (pointer: string): FilePosition => lazyPosition(f.file, () => f.map.values.get(pointer) ?? f.map.keys.get(pointer) ?? { line: 1, col: 1 });
 
-    const itemOf = (kind: ResourceKind, entry: Obj, pointer: string, project: number | null): DesiredItem | undefined => {
+    const itemOf = (kind: ResourceKind, entry: Obj, pointer: string, at: ItemScope): DesiredItem | undefined => {
       const raw = entry[kind.identityField];
       // Only well-formed identities take part; the schema check reports the others.
       const validId = Number.isSafeInteger(raw) || (typeof raw === 'string' && raw !== '');
       if (!validId) return undefined;
       // Identities are shown in every plan (addresses, unmanaged lists): they cannot be secrets.
-      const identityPointer = childPointer(pointer, kind.identityField);
+      const identityPointer = entry[IDENTITY_AT] === true ? pointer : childPointer(pointer, kind.identityField);
       if (f.envPointers.has(identityPointer)) {
         problems.push({ position: pos(identityPointer), message: `${kind.identityField}: the identity of a ${labelOf(kind)} cannot come from \${env:…}; it is shown in every plan` });
         return undefined;
@@ -104,15 +144,19 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
           if ([...f.envPointers].some((p) => p === fp || p.startsWith(`${fp}/`))) interpolated.push(name);
         }
       }
+      const pin = kind.idPin && (Number.isSafeInteger(entry[PIN]) || (typeof entry[PIN] === 'string' && entry[PIN] !== '')) ? entry[PIN] as string | number : undefined;
+      const references = kind.references && ensure === 'present'
+        ? declaredReferences(kind, fields, (field) => childPointer(pointer, field), (p) => valuePos(p), problems, kinds) : [];
       return {
-        kind: kind.name, organization: orgId, project, key: kind.displayKey(raw), ensure, fields, interpolated,
-        position: pos(identityPointer),
+        kind: kind.name, organization: orgId, project: at.project, ...(at.parent ? { parent: at.parent } : {}), key: kind.displayKey(raw), ensure, fields, interpolated,
+        position: pos(identityPointer), ...(pin !== undefined ? { pin } : {}), ...(references.length > 0 ? { references } : {}),
+        ...(typeof entry[RENAMED_FROM] === 'string' && entry[RENAMED_FROM] !== '' ? { renamedFrom: kind.displayKey(entry[RENAMED_FROM]) } : {}),
       };
     };
 
     /** Adds an item unless it is a duplicate; returns false for a duplicate. */
     const add = (kind: ResourceKind, item: DesiredItem, reference: boolean): boolean => {
-      const id = `${kind.name}\0${item.project ?? ''}\0${kind.matchKey(item.key)}`;
+      const id = identityKey(kind, item);
       const first = st.declared.get(id);
       if (!first) {
         st.declared.set(id, { item, reference, where: item.position });
@@ -126,13 +170,16 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
           first.item.interpolated = item.interpolated;
           first.item.ensure = item.ensure;
           first.item.position = item.position;
+          if (item.pin !== undefined) first.item.pin = item.pin;
+          if (item.renamedFrom !== undefined) first.item.renamedFrom = item.renamedFrom;
+          if (item.references) first.item.references = item.references;
           first.reference = false;
           first.where = item.position;
         }
         return true;
       }
       const label = labelOf(kind);
-      const shownKey = item.project === null ? item.key : `${item.project}/${item.key}`;
+      const shownKey = itemAddressKey(item);
       // Say why two different spellings are the same item (role names ignore case).
       const caseNote = first.item.key !== item.key ? ` (${label} ${kind.identityField}s ignore case: "${first.item.key}" and "${item.key}")` : '';
       const hint = isParent(kind) ? `; a ${label} may repeat only as \`${kind.identityField}\` plus ${childKindsOf(kind).map((c) => `\`${c.configKey}\``).join(', ')}` : '';
@@ -149,36 +196,37 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
       list.forEach((entry, i) => {
         if (!isObj(entry)) return;
         const pointer = childPointer(childPointer('', kind.configKey), i);
-        const item = itemOf(kind, entry, pointer, null);
+        const item = itemOf(kind, entry, pointer, { project: null });
         if (!item) return;
         const childKinds = childKindsOf(kind);
-        const children = childKinds.filter((c) => Array.isArray(entry[c.configKey]));
+        const children = childKinds.filter((c) => entry[c.configKey] !== undefined && entry[c.configKey] !== null);
         const reference = isParent(kind) && Object.keys(entry).every((k) => k === kind.identityField || childKinds.some((c) => c.configKey === k));
         add(kind, item, reference);
         if (!isParent(kind)) return;
 
-        // Children name their parent by its numeric id (DesiredItem.project).
-        const parentId = entry[kind.identityField];
-        if (typeof parentId !== 'number') return;
-        const parentKey = `${kind.name}|${parentId}`;
+        // Children name their parent by its identity: a project's id (DesiredItem.project), another parent's key.
+        const parentKey = `${kind.name}|${kind.matchKey(item.key)}`;
         const other = parentOrg.get(parentKey);
-        if (other && other.org !== orgId) {
-          problems.push({ position: item.position, message: `${labelOf(kind)} ${parentId} is declared in two organizations: ${formatPosition(other.where)} (organization ${other.org}) and here (organization ${orgId})` });
-        } else if (!other) {
-          parentOrg.set(parentKey, { org: orgId, where: item.position });
+        if (kind.projectKind) {
+          if (other && other.org !== orgId) {
+            problems.push({ position: item.position, message: `${labelOf(kind)} ${item.key} is declared in two organizations: ${formatPosition(other.where)} (organization ${other.org}) and here (organization ${orgId})` });
+          } else if (!other) {
+            parentOrg.set(parentKey, { org: orgId, where: item.position });
+          }
         }
         const inOrg = `${orgId}|${parentKey}`;
-        if (item.ensure === 'absent') absentParents.set(inOrg, { kind, id: parentId, where: item.position });
+        if (item.ensure === 'absent') absentParents.set(inOrg, { kind, key: item.key, where: item.position });
+        const at: ItemScope = kind.projectKind ? { project: Number(item.key) } : { project: null, parent: { kind: kind.name, key: item.key } };
+        if (kind.projectKind && !Number.isSafeInteger(at.project)) return;
 
         for (const child of children) {
-          const childList = entry[child.configKey] as unknown[];
           const childPointerBase = childPointer(pointer, child.configKey);
-          if (childList.length > 0 && !childrenOf.has(inOrg)) childrenOf.set(inOrg, { child, where: pos(childPointerBase) });
-          childList.forEach((childEntry, j) => {
-            if (!isObj(childEntry)) return;
-            const childItem = itemOf(child, childEntry, childPointer(childPointerBase, j), parentId);
+          const entries = childEntries(child, entry[child.configKey]);
+          if (entries.length > 0 && !childrenOf.has(inOrg)) childrenOf.set(inOrg, { child, where: pos(childPointerBase) });
+          for (const { entry: childEntry, pointer: sub } of entries) {
+            const childItem = itemOf(child, childEntry, sub === undefined ? childPointerBase : childPointer(childPointerBase, sub), at);
             if (childItem) add(child, childItem, false);
-          });
+          }
         }
       });
     }
@@ -204,7 +252,7 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
   for (const [key, absent] of absentParents) {
     const children = childrenOf.get(key);
     if (children) {
-      problems.push({ position: children.where, message: `${labelOf(absent.kind)} ${absent.id} is declared absent (${formatPosition(absent.where)}), so it cannot have ${children.child.configKey.replace(/_/g, ' ')}` });
+      problems.push({ position: children.where, message: `${labelOf(absent.kind)} ${absent.key} is declared absent (${formatPosition(absent.where)}), so it cannot have ${children.child.configKey.replace(/_/g, ' ')}` });
     }
   }
 

@@ -6,8 +6,14 @@ import type { KindName } from '../resources/kind.js';
 export interface DesiredItem {
   kind: KindName;
   organization: string;
-  /** The id of the parent item for kinds nested in another kind's items; null for top-level kinds. */
+  /** The project the item lives in (its parent project's id); null for items of the organization. */
   project: number | null;
+  /** The parent item, when it is not a project (a role holds its memberships): its kind and key. */
+  parent?: { kind: KindName; key: string };
+  /** `id:` in the file (kinds whose identities repeat in the API): the live item it means, whatever its identity. */
+  pin?: string | number;
+  /** References by name among its fields (`{ cohort: Staff }`), with where each is written. */
+  references?: DeclaredReference[];
   /** Identity as declared, canonicalized by the kind's displayKey (e.g. domain lower-cased). */
   key: string;
   ensure: 'present' | 'absent';
@@ -24,6 +30,15 @@ export interface DesiredItem {
    * (`defaults`, an organization-level flag's `overrides`). See declaredAt in ./shared.ts.
    */
   fieldOrigins?: Record<string, FilePosition>;
+}
+
+/** A reference by name as declared: in which field, where below it, to which item, and its line. */
+export interface DeclaredReference {
+  field: string;
+  path: ReadonlyArray<string | number>;
+  kind: KindName;
+  name: string;
+  position: FilePosition;
 }
 
 /** Per prunable kind (by its configKey, the key under `prune:`): whether the files own it entirely. */

@@ -15,7 +15,9 @@
 import type { FilePosition } from '../errors.js';
 import type { ResourceKind } from '../resources/kind.js';
 import { KINDS } from '../resources/registry.js';
-import type { LoadedFile } from './merge.js';
+import { identityKey, itemAddressKey, RENAMED_FROM, type LoadedFile } from './merge.js';
+import { declaredReferences } from './references.js';
+import { namedReference, siteHits, siteId } from '../resources/references.js';
 import type { DesiredItem, DesiredOrganization, DesiredState, PruneSettings } from './model.js';
 import type { Pos } from './parse.js';
 import { childPointer } from './pointer.js';
@@ -26,7 +28,6 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
 
 /** Config-only keys (the JSON Schema marks them `x-config-only`). */
 export const ALIAS = 'alias';
-export const RENAMED_FROM = 'renamed_from';
 export const OVERRIDES = 'overrides';
 export const DEFAULTS = 'defaults';
 
@@ -79,7 +80,6 @@ export function expandShared(files: readonly LoadedFile[], state: DesiredState):
   for (const scope of byOrg.values()) {
     readPruneAt(scope);
     const parents = readAliases(scope, problems);
-    readRenames(scope);
     expandChildLists(scope, parents, problems);
     applyDefaults(scope, problems);
     checkRenames(scope.org, problems);
@@ -88,7 +88,7 @@ export function expandShared(files: readonly LoadedFile[], state: DesiredState):
 }
 
 /** Kinds that hold other kinds (projects hold flags): their items may have aliases and shared children. */
-const parentKinds = () => KINDS.filter((k) => KINDS.some((c) => c.parent === k.name));
+const parentKinds = () => KINDS.filter((k) => k.projectKind);
 
 /**
  * Declared items by identity (`kind\0project\0match key`), built on first use: most files
@@ -102,7 +102,7 @@ function identityIndex(org: DesiredOrganization): Pick<Map<string, DesiredItem>,
     for (const item of org.items) {
       const kind = KINDS.find((k) => k.name === item.kind);
       if (!kind) continue;
-      const id = `${kind.name}\0${item.project ?? ''}\0${kind.matchKey(item.key)}`;
+      const id = identityKey(kind, item);
       if (!index.has(id)) index.set(id, item);
     }
     return index;
@@ -137,7 +137,7 @@ function readAliases({ org, files }: OrgScope, problems: ConfigProblem[]): Map<R
         if (!isObj(entry) || typeof entry[ALIAS] !== 'string' || !ALIAS_PATTERN.test(entry[ALIAS])) return;
         const raw = entry[kind.identityField];
         if (!Number.isSafeInteger(raw) && !(typeof raw === 'string' && raw !== '')) return;
-        const item = index.get(`${kind.name}\0\0${kind.matchKey(kind.displayKey(raw))}`);
+        const item = index.get(identityKey(kind, { project: null, key: kind.displayKey(raw) }));
         const parent = entries.find((e) => e.item === item);
         if (!item || !parent) return;
         const name = entry[ALIAS] as string;
@@ -155,33 +155,6 @@ function readAliases({ org, files }: OrgScope, problems: ConfigProblem[]): Map<R
     }
   }
   return out;
-}
-
-/** `renamed_from` of items declared in their own entries (top-level lists and lists inside parents). */
-function readRenames({ org, files }: OrgScope): void {
-  const index = identityIndex(org);
-  const top = KINDS.filter((k) => k.parent === 'organization');
-  const set = (kind: ResourceKind, entry: unknown, project: number | null) => {
-    if (!isObj(entry) || typeof entry[RENAMED_FROM] !== 'string') return;
-    const raw = entry[kind.identityField];
-    if (!Number.isSafeInteger(raw) && !(typeof raw === 'string' && raw !== '')) return;
-    const item = index.get(`${kind.name}\0${project ?? ''}\0${kind.matchKey(kind.displayKey(raw))}`);
-    if (item) item.renamedFrom = kind.displayKey(entry[RENAMED_FROM]);
-  };
-  for (const f of files) {
-    for (const kind of top) {
-      const list = (f.data as Obj)[kind.configKey];
-      if (!Array.isArray(list)) continue;
-      for (const entry of list) {
-        set(kind, entry, null);
-        if (!isObj(entry) || typeof entry[kind.identityField] !== 'number') continue;
-        for (const child of KINDS.filter((c) => c.parent === kind.name)) {
-          const children = entry[child.configKey];
-          if (Array.isArray(children)) for (const c of children) set(child, c, entry[kind.identityField] as number);
-        }
-      }
-    }
-  }
 }
 
 interface Resolved { key: string; item: DesiredItem }
@@ -221,25 +194,21 @@ function unknownRef(ref: unknown, parentKind: ResourceKind, parents: ParentEntry
   return `${label(parentKind)} ${String(ref)} is not declared in this organization; declare it under \`${parentKind.configKey}\` to use it here`;
 }
 
-/** Ids that belong to one project inside flag filters: cohorts and the flags a flag depends on. */
-export function projectBoundIds(filters: unknown): string[] {
-  const found: string[] = [];
-  const walk = (v: unknown) => {
-    if (Array.isArray(v)) { v.forEach(walk); return; }
-    if (!isObj(v)) return;
-    if (v.type === 'cohort' && v.value !== undefined && v.value !== null) found.push(`cohort ${String(v.value)}`);
-    if (v.type === 'flag' && v.key !== undefined && v.key !== null) found.push(`flag ${String(v.key)}`);
-    for (const child of Object.values(v)) if (child !== null && typeof child === 'object') walk(child);
-  };
-  walk(filters);
-  return [...new Set(found)];
+/** Raw ids (not names) at a kind's reference sites in one field's value: they belong to one project. */
+export function projectBoundIds(kind: ResourceKind, field: string, value: unknown): Array<{ kind: string; id: string | number }> {
+  const found = new Map<string, { kind: string; id: string | number }>();
+  for (const hit of siteHits(kind, field, value)) {
+    if (namedReference(hit.value)) continue;
+    const id = siteId(hit.value);
+    if (id !== undefined) found.set(`${hit.site.kind} ${id}`, { kind: hit.site.kind, id });
+  }
+  return [...found.values()];
 }
 
 /** Top-level lists of a child kind (`feature_flags:` at the top level): one item per listed parent. */
 function expandChildLists({ org, files }: OrgScope, parentsByKind: Map<ResourceKind, ParentEntry[]>, problems: ConfigProblem[]): void {
   const index = identityIndex(org);
-  const childKinds = KINDS.filter((k) => k.parent !== 'organization');
-  for (const kind of childKinds) {
+  for (const kind of KINDS.filter((k) => k.shared)) {
     const parentKind = KINDS.find((k) => k.name === kind.parent);
     if (!parentKind) continue;
     const parents = parentsByKind.get(parentKind) ?? [];
@@ -320,18 +289,19 @@ function expandChildLists({ org, files }: OrgScope, parentsByKind: Map<ResourceK
           }
         }
 
-        // 3. Ids of one project inside shared filters need an override of those filters everywhere.
+        // 3. Ids of one project at a reference site need an override of that field everywhere (or a name).
         const ensure = entry.ensure === 'absent' ? 'absent' : 'present';
         if (ensure === 'present') {
-          for (const [field, spec] of Object.entries(kind.fields)) {
-            if (spec.compare !== 'untyped' || !(field in entry)) continue;
-            const ids = projectBoundIds(entry[field]);
+          for (const field of new Set((kind.references ?? []).map((site) => site.field))) {
+            if (!(field in entry)) continue;
+            const ids = projectBoundIds(kind, field, entry[field]);
             if (ids.length === 0) continue;
             const missing = targets.filter((t) => !(field in (overrides.get(t.key)?.fields ?? {})));
             if (missing.length === 0) continue;
+            const example = ids[0] as { kind: string };
             problems.push({
               position: at,
-              message: `${shown}: ${field} holds ${ids.join(', ')}, ids of one ${label(parentKind)} (the API refuses another's), so each of its ${plural(parentKind)} needs its own ${field} in ${OVERRIDES}; missing for ${missing.map((t) => refName(t.key, parents)).join(', ')}`,
+              message: `${shown}: ${field} holds ${ids.map((i) => `${i.kind.replace(/_/g, ' ')} ${i.id}`).join(', ')}, ids of one ${label(parentKind)} (the API refuses another's): write them by name ({ ${example.kind}: NAME }, resolved in each ${label(parentKind)}), or give each of its ${plural(parentKind)} its own ${field} in ${OVERRIDES}; missing for ${missing.map((t) => refName(t.key, parents)).join(', ')}`,
             });
           }
         }
@@ -359,12 +329,19 @@ function expandChildLists({ org, files }: OrgScope, parentsByKind: Map<ResourceK
               if (underEnv(f, fieldPointer)) interpolated.push(name);
             }
           }
+          const pointerOf = (field: string) => {
+            const override = overrides.get(target.key);
+            return override && field in override.fields ? childPointer(override.pointer, field) : childPointer(pointer, field);
+          };
+          const references = kind.references && ensure === 'present'
+            ? declaredReferences(kind, fields, pointerOf, (p) => lazyPosition(f, p, false), problems) : [];
           const item: DesiredItem = {
             kind: kind.name, organization: org.id, project, key, ensure, fields, interpolated, position: at,
+            ...(references.length > 0 ? { references } : {}),
             ...(typeof entry[RENAMED_FROM] === 'string' ? { renamedFrom: kind.displayKey(entry[RENAMED_FROM]) } : {}),
             ...(Object.keys(origins).length > 0 ? { fieldOrigins: origins } : {}),
           };
-          const id = `${kind.name}\0${project}\0${kind.matchKey(key)}`;
+          const id = identityKey(kind, { project, key });
           const first = index.get(id);
           if (first) {
             problems.push({ position: at, message: `${label(kind)} "${project}/${key}" is declared twice: ${formatPosition(first.position)} and ${formatPosition(at)} (organization-level ${plural(kind)} apply to ${refName(target.key, parents)})` });
@@ -419,13 +396,13 @@ function checkRenames(org: DesiredOrganization, problems: ConfigProblem[]): void
     if (item.renamedFrom === undefined) continue;
     const kind = KINDS.find((k) => k.name === item.kind);
     if (!kind) continue;
-    const shown = (key: string) => `${label(kind)} "${item.project === null ? key : `${item.project}/${key}`}"`;
+    const shown = (key: string) => `${label(kind)} "${itemAddressKey({ ...item, key })}"`;
     if (kind.matchKey(item.renamedFrom) === kind.matchKey(item.key)) {
       // A role whose name changes only in case is updated in place anyway: nothing to rename from.
       if (item.renamedFrom === item.key) problems.push({ position: item.position, message: `${shown(item.key)} has ${RENAMED_FROM} its own ${kind.identityField}; remove ${RENAMED_FROM}` });
       continue;
     }
-    const id = `${kind.name}\0${item.project ?? ''}\0${kind.matchKey(item.renamedFrom)}`;
+    const id = identityKey(kind, { project: item.project, ...(item.parent ? { parent: item.parent } : {}), key: item.renamedFrom });
     const declared = index.get(id);
     if (declared) {
       problems.push({ position: item.position, message: `${shown(item.key)} has ${RENAMED_FROM}: "${item.renamedFrom}", but ${shown(declared.key)} is also declared (${formatPosition(declared.position)}); an item is either renamed or declared, not both` });

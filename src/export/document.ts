@@ -7,7 +7,7 @@
 import type { SchemaValidator } from '../config/compiled.js';
 import { schemaAt } from '../config/schema-doc.js';
 import type { LiveState } from '../plan/live.js';
-import { labelOf, type KindName, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
+import { keyInScope, labelOf, type KindName, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
 import { addressOf } from '../plan/types.js';
 import { shareChildren } from './shared.js';
@@ -81,7 +81,7 @@ function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kin
     const raw = record[kind.identityField];
     const display = kind.displayKey(raw);
     const identity = typeof raw === 'string' ? display : raw;
-    const key = scope.project === null ? display : `${scope.project}/${display}`;
+    const key = keyInScope(scope, display);
     const data: Record<string, unknown> = { [kind.identityField]: identity };
     for (const field of Object.keys(kind.fields)) {
       // A field the API does not send (an older or newer API version) is not declared at all.

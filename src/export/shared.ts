@@ -85,8 +85,7 @@ export function shareChildren<E extends ShareableEntry>(
 
         const base: Record<string, unknown> = {};
         for (const field of fields) {
-          const untyped = kind.fields[field]?.compare === 'untyped';
-          const found = commonValue(members.map(({ child }) => child.data[field]), (v) => !untyped || projectBoundIds(v).length === 0);
+          const found = commonValue(members.map(({ child }) => child.data[field]), (v) => projectBoundIds(kind, field, v).length === 0);
           if (found) base[field] = found.value;
         }
         const overrides: Record<string, Record<string, unknown>> = {};

@@ -1,15 +1,15 @@
 // What the kinds add to a computed plan, per scope, as pure functions: which held-back records
 // (archived flags) are worth reading, the kinds' plan-time checks (warnings, or an error for
 // what the API would refuse), and the views of changes the kinds' `order` hooks see.
-import type { DesiredItem, DesiredState } from '../config/model.js';
+import type { DesiredState } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
-import type { ChangeView, ResourceKind, Scope } from '../resources/kind.js';
+import { parentKeyOf, type ChangeView, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
 import type { LiveState } from './live.js';
-import { scopesOf } from './planner.js';
+import { itemsIn, plannedScopes } from './scopes.js';
 import type { PlanResult } from './types.js';
 
-const scopeKey = (kind: string, scope: Scope) => `${kind}|${scope.organization}|${scope.project ?? ''}`;
+const scopeKey = (kind: string, scope: Scope) => `${kind}|${scope.organization}|${parentKeyOf(scope) ?? ''}`;
 
 /**
  * Collections whose held-back records must be read: those of kinds with `heldBack` where the
@@ -44,9 +44,9 @@ export function changeViews(result: PlanResult): Map<string, ChangeView[]> {
   return out;
 }
 
-/** Pairs [before, after] the kinds ask apply to respect. */
+/** Pairs [before, after] the kinds and the references ask apply to respect. */
 export function orderPairs(result: PlanResult): Array<[string, string]> {
-  const pairs: Array<[string, string]> = [];
+  const pairs: Array<[string, string]> = [...(result.dependencies ?? [])];
   for (const views of changeViews(result).values()) {
     const kind = result.executions.get(views[0]?.address ?? '')?.kind;
     if (kind?.order) pairs.push(...kind.order(views));
@@ -61,16 +61,9 @@ export function kindChecks(desired: DesiredState, live: LiveState, result: PlanR
   for (const org of desired.organizations) {
     for (const kind of kinds) {
       if (!kind.check) continue;
-      const byScope = new Map<number | null, DesiredItem[]>();
-      for (const i of org.items) {
-        if (i.kind !== kind.name) continue;
-        const list = byScope.get(i.project ?? null);
-        if (list) list.push(i);
-        else byScope.set(i.project ?? null, [i]);
-      }
-      for (const scope of scopesOf(kind, org)) {
+      for (const scope of plannedScopes(kind, org, kinds)) {
         const all = live.find(kind, scope) ?? [];
-        const items = (byScope.get(scope.project) ?? []).map((i) => ({ key: i.key, ensure: i.ensure, fields: i.fields, position: i.position }));
+        const items = itemsIn(org, kind, scope).map((i) => ({ key: i.key, ensure: i.ensure, fields: i.fields, position: i.position }));
         const meta = live.metaOf?.(kind, scope);
         const checked = kind.check({
           scope,

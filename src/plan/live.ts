@@ -1,7 +1,7 @@
 // Live state as the planner, the verifier and the exporter read it: the records of every
 // collection that was read, by (kind, scope). src/state/ fills it from the API; tests build
 // it by hand.
-import type { LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
+import { parentKeyOf, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 
 export interface LiveCollection {
   kind: ResourceKind;
@@ -20,7 +20,7 @@ export interface LiveState {
 }
 
 export function collectionKey(kind: ResourceKind, scope: Scope): string {
-  return `${kind.name}|${scope.organization}|${scope.project ?? ''}`;
+  return `${kind.name}|${scope.organization}|${parentKeyOf(scope) ?? ''}`;
 }
 
 /** Collections read more than once (a default list and a held-back one) hold the records of every read. */

@@ -3,7 +3,7 @@
 import { hash } from 'node:crypto';
 import type { DesiredItem, DesiredOrganization, DesiredState } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
-import { labelOf, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
+import { keyInScope, labelOf, parentKeyOf, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, kindByName, type Kinds } from '../resources/registry.js';
 import type { LiveState } from './live.js';
 import { canonicalJson, dropServerKeys, mergedUpdate, RULES, sameField, serverKeysOf } from './normalize.js';
@@ -13,6 +13,8 @@ import {
 import { declaredAt } from '../config/shared.js';
 import type { FilePosition } from '../errors.js';
 import { targetsOfPlan } from './targeting.js';
+import { holdsDeferred, ReferenceIndex } from './references.js';
+import { itemsIn, lookupScopes, plannedScopes, pruned } from './scopes.js';
 
 export interface PlanOptions {
   baseUrl: string;
@@ -47,70 +49,89 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
   const targets = options.targets ? targetsOfPlan(options.targets) : undefined;
   let leftOut = 0;
 
+  const dependencies: Array<[string, string]> = [];
+  /** Live items that declared present items stand for (`kind|organization|id`): never deleted. */
+  const kept = new Set<string>();
+  const absent = (kind: ResourceKind) => (field: string) => {
+    const key = `${kind.name}|${field}`;
+    const seen = absentFields.get(key) ?? { kind, field, items: 0 };
+    seen.items++;
+    absentFields.set(key, seen);
+  };
+
   for (const org of desired.organizations) {
-    const itemsByScope = groupBy(org.items, (i) => `${i.kind}|${i.project ?? ''}`);
+    const refs = new ReferenceIndex(org.id, kinds);
+    // Kinds the files only refer to by name, where they plan none: known for resolving, never listed.
+    for (const { kind, scope } of lookupScopes(org, kinds)) refs.register(kind, scope, [], live.find(kind, scope)?.filter((r) => !kind.isGone(r)));
+    const orgChanges: Array<{ change: Change; execution: Execution; after: string[] }> = [];
     for (const kind of kinds) {
-      for (const scope of scopesOf(kind, org)) {
+      for (const scope of plannedScopes(kind, org, kinds)) {
         const all = distinctRecords(kind, (live.find(kind, scope) ?? []).filter((r) => !kind.isGone(r)));
         // Held-back records (archived flags) are matched to declared items, and otherwise left alone.
         const heldBack = kind.heldBack;
         const records = heldBack ? all.filter((r) => !heldBack.holds(r)) : all;
-        const held = heldBack ? all.filter((r) => heldBack.holds(r)) : [];
         const countKey = `${kind.name}|${org.id}`;
         liveCounts.set(countKey, (liveCounts.get(countKey) ?? 0) + records.length);
-        const byMatch = new Map<string, LiveRecord>();
-        for (const r of [...records, ...held]) {
-          const m = kind.matchKey(kind.displayKey(r[kind.identityField]));
-          const other = byMatch.get(m);
-          // Two live records claiming one identity: which one a file means cannot be known.
-          if (other) throw identityCollision(kind, scope, other, r);
-          byMatch.set(m, r);
-        }
+        const items = itemsIn(org, kind, scope);
+        refs.register(kind, scope, items, all);
+        const matcher = new Matcher(kind, scope, all, live, items);
         const matched = new Set<LiveRecord>();
-        const items = itemsByScope.get(`${kind.name}|${scope.project ?? ''}`) ?? [];
+        // Every item is matched first, so references among items of one scope (a flag's dependency) resolve.
+        const planned: Array<{ item: DesiredItem; address: string; record: LiveRecord | undefined }> = [];
         for (const item of items) {
-          const address = addressOf(kind.name, org.id, itemKey(scope, item.key));
+          const address = addressOf(kind.name, org.id, keyInScope(scope, item.key));
           if (targets && !targets.matches(address)) {
             leftOut++;
             // Its live record is its own, not an unmanaged one (were it read).
-            const own = byMatch.get(kind.matchKey(item.key));
-            if (own) matched.add(own);
+            const own = matcher.own(item);
+            if (own) {
+              matched.add(own);
+              refs.matched(kind, scope, item, own);
+            }
             continue;
           }
-          const record = findRecord(kind, scope, item, byMatch);
-          if (record) matched.add(record);
-          managed.push({ address, digest: itemDigest(kind, address, item, record) });
-          const change = diffItem(kind, scope, address, item, record, (field) => {
-            const key = `${kind.name}|${field}`;
-            const seen = absentFields.get(key) ?? { kind, field, items: 0 };
-            seen.items++;
-            absentFields.set(key, seen);
-          });
+          const record = matcher.find(item);
+          if (record) {
+            matched.add(record);
+            refs.matched(kind, scope, item, record);
+            if (item.ensure === 'present') kept.add(`${kind.name}|${org.id}|${String(kind.liveId(record))}`);
+          }
+          planned.push({ item, address, record });
+        }
+        for (const { item, address, record } of planned) {
+          const resolved = item.ensure === 'present' ? refs.resolveFields(kind, scope, item) : { fields: item.fields, after: [] };
+          managed.push({ address, digest: itemDigest(kind, address, item, record, resolved.fields) });
+          const change = diffItem(kind, scope, address, item, record, resolved.fields, refs, absent(kind));
           if (change === 'missing') missing.push(item);
           else if (change === null) unchanged++;
-          else {
-            changes.push(change.change);
-            executions.set(address, change.execution);
-          }
+          else orgChanges.push({ ...change, after: resolved.after });
         }
-        for (const record of records) {
-          if (matched.has(record)) continue;
-          const key = kind.displayKey(record[kind.identityField]);
-          const address = addressOf(kind.name, org.id, itemKey(scope, key));
+        if (kind.listsUnmanaged === false) continue;
+        const unmatched = records.filter((r) => !matched.has(r));
+        for (const [record, key] of matcher.unmanagedKeys(unmatched)) {
+          const address = addressOf(kind.name, org.id, keyInScope(scope, key));
           if (targets && !targets.matches(address)) continue;
-          if (kind.prunable && org.prune[kind.configKey] === true) {
+          if (pruned(kind, org) && kind.canDelete !== false) {
             managed.push({ address, digest: itemDigest(kind, address, undefined, record) });
             const pruneAt = org.pruneAt?.[kind.configKey];
-            changes.push({
-              address, kind: kind.name, organization: org.id, project: scope.project, key: itemKey(scope, key), action: 'delete', fields: [],
-              ...(pruneAt ? { declared_at: [formatAt(pruneAt)] } : {}),
+            orgChanges.push({
+              change: {
+                address, kind: kind.name, organization: org.id, project: scope.project, key: keyInScope(scope, key), action: 'delete', fields: [],
+                ...(pruneAt ? { declared_at: [formatAt(pruneAt)] } : {}),
+              },
+              execution: { kind, scope, identity: key, id: kind.liveId(record), values: {}, live: record },
+              after: [],
             });
-            executions.set(address, { kind, scope, identity: key, id: kind.liveId(record), values: {}, live: record });
           } else {
-            unmanaged.push({ address, kind: kind.name, organization: org.id, key: itemKey(scope, key) });
+            unmanaged.push({ address, kind: kind.name, organization: org.id, key: keyInScope(scope, key) });
           }
         }
       }
+    }
+    dependencies.push(...referenceOrder(orgChanges, refs));
+    for (const { change, execution } of orgChanges) {
+      changes.push(change);
+      executions.set(change.address, execution);
     }
   }
 
@@ -122,7 +143,7 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
     throw new HogsyncError('config', `${first.kind} ${first.key} does not exist in organization ${first.organization} (${why})${more}`, { position: first.position });
   }
 
-  assertOneChangePerItem(changes, executions, desired, kinds);
+  assertOneChangePerItem(changes, executions, desired, kinds, kept);
 
   const plan: Plan = {
     format_version: '1',
@@ -152,7 +173,7 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
     `${labelOf(kind)} field ${field} is not kept by this API (its ${labelOf(kind)} records have no such field): `
     + `not managed here, no change planned (declared for ${items} item${items === 1 ? '' : 's'}); remove it from the files`)
     .concat(deleteNotes);
-  return { plan, executions, liveCounts, notices };
+  return { plan, executions, liveCounts, notices, ...(dependencies.length > 0 ? { dependencies } : {}) };
 }
 
 /** A record read twice (a list that shifted between its pages) is one record: the same API id. */
@@ -169,7 +190,7 @@ function distinctRecords(kind: ResourceKind, records: LiveRecord[]): LiveRecord[
 }
 
 function identityCollision(kind: ResourceKind, scope: Scope, a: LiveRecord, b: LiveRecord): HogsyncError {
-  const key = itemKey(scope, kind.displayKey(b[kind.identityField]));
+  const key = keyInScope(scope, kind.displayKey(b[kind.identityField]));
   return new HogsyncError('api', `the API lists two ${kind.name}s as ${addressOf(kind.name, scope.organization, key)} (ids ${String(kind.liveId(a))} and ${String(kind.liveId(b))}): `
     + 'hogsync cannot tell which one the files mean, so it plans nothing; remove or rename one of them in the web app');
 }
@@ -178,13 +199,14 @@ function identityCollision(kind: ResourceKind, scope: Scope, a: LiveRecord, b: L
  * The last line of defence: one change per item, and never a delete of an item the files
  * declare present. A plan that breaks either is refused, never applied.
  */
-function assertOneChangePerItem(changes: readonly Change[], executions: ReadonlyMap<string, Execution>, desired: DesiredState, kinds: Kinds): void {
+function assertOneChangePerItem(changes: readonly Change[], executions: ReadonlyMap<string, Execution>, desired: DesiredState, kinds: Kinds, kept: ReadonlySet<string>): void {
   const matchOf = (kind: ResourceKind, organization: string, project: number | null, key: string) => `${kind.name}|${organization}|${project ?? ''}|${kind.matchKey(key)}`;
   const declared = new Set<string>();
   for (const org of desired.organizations) {
     for (const item of org.items) {
       const kind = kinds.find((k) => k.name === item.kind);
-      if (kind && item.ensure === 'present') declared.add(matchOf(kind, org.id, item.project, item.key));
+      // Identities that repeat in the API are checked by the live ids the declared items matched.
+      if (kind && !kind.idPin && item.ensure === 'present') declared.add(matchOf(kind, org.id, item.project, item.key));
     }
   }
   const seen = new Set<string>();
@@ -192,7 +214,8 @@ function assertOneChangePerItem(changes: readonly Change[], executions: Readonly
     if (seen.has(change.address)) throw new HogsyncError('internal', `refusing a plan with two changes of ${change.address}`);
     seen.add(change.address);
     const run = executions.get(change.address);
-    if (change.action === 'delete' && run && declared.has(matchOf(run.kind, run.scope.organization, run.scope.project, run.identity))) {
+    if (change.action === 'delete' && run && (declared.has(matchOf(run.kind, run.scope.organization, run.scope.project, run.identity))
+      || (run.id !== null && kept.has(`${run.kind.name}|${run.scope.organization}|${String(run.id)}`)))) {
       throw new HogsyncError('internal', `refusing a plan that deletes ${change.address}, which the files declare`);
     }
   }
@@ -214,18 +237,6 @@ function groupBy<T>(list: readonly T[], keyOf: (item: T) => string): Map<string,
   return groups;
 }
 
-/** The collections of a kind the desired state covers: the organization's, or one per declared parent item. */
-export function scopesOf(kind: ResourceKind, org: DesiredOrganization): Scope[] {
-  if (kind.parent === 'organization') return [{ organization: org.id, project: null }];
-  return org.items
-    .filter((i) => i.kind === kind.parent && i.ensure === 'present')
-    .map((i) => ({ organization: org.id, project: Number(i.key) }));
-}
-
-function itemKey(scope: Scope, key: string): string {
-  return scope.project === null ? key : `${scope.project}/${key}`;
-}
-
 function isSensitive(kind: ResourceKind, item: DesiredItem, field: string, record?: LiveRecord): boolean {
   return kind.fields[field]?.sensitive === true || item.interpolated.includes(field) || (kind.secretFields?.(item.fields, record).includes(field) ?? false);
 }
@@ -243,22 +254,23 @@ function shown(value: unknown, sensitive: boolean): unknown {
  * manageable there. `onAbsent` hears of it; no change is planned for it, so it never drifts.
  */
 function diffItem(kind: ResourceKind, scope: Scope, address: string, item: DesiredItem, record: LiveRecord | undefined,
+  resolvedFields: Record<string, unknown>, refs: ReferenceIndex,
   onAbsent: (field: string) => void = () => undefined): { change: Change; execution: Execution } | 'missing' | null {
-  const base = { address, kind: kind.name, organization: item.organization, project: item.project, key: itemKey(scope, item.key) };
+  const base = { address, kind: kind.name, organization: item.organization, project: item.project, key: keyInScope(scope, item.key) };
   const target = { kind, scope, identity: item.key };
   const at = (fields?: readonly string[]) => ({ declared_at: declaredAt(item, fields).map(formatAt) });
   if (item.ensure === 'absent') {
     if (!record) return null;
     return { change: { ...base, action: 'delete', fields: [], ...at([]) }, execution: { ...target, id: kind.liveId(record), values: {}, live: record } };
   }
-  const declared = withIdentity(kind, item);
+  const declared = withIdentity(kind, item, resolvedFields);
   if (!record) {
     if (!kind.canCreate) return 'missing';
-    const fields = Object.entries(declared).map(([path, after]) => {
+    const fields = Object.entries(withIdentity(kind, item)).map(([path, after]) => {
       const sensitive = isSensitive(kind, item, path);
       return { path, before: null, after: shown(after, sensitive), sensitive };
     });
-    const values = kind.completeValues ? { ...item.fields, ...kind.completeValues(item.fields, undefined) } : item.fields;
+    const values = kind.completeValues ? { ...resolvedFields, ...kind.completeValues(resolvedFields, undefined) } : resolvedFields;
     return { change: { ...base, action: 'create', fields, ...at() }, execution: { ...target, id: null, values } };
   }
   const fields: FieldChange[] = [];
@@ -278,9 +290,13 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
       onAbsent(path);
       continue;
     }
-    if (sameField(kind, path, after, record[path])) continue;
+    const deferred = holdsDeferred(after);
+    if (!deferred && sameField(kind, path, after, record[path])) continue;
     const sensitive = isSensitive(kind, item, path, record);
-    fields.push({ path, before: shown(comparable(kind, path, record[path], after), sensitive), after: shown(comparable(kind, path, after, after), sensitive), sensitive });
+    // Shown by name where the files wrote a name, and live ids by name where the project knows them.
+    const written = item.fields[path] ?? after;
+    const before = refs.liveByName(kind, scope, path, comparable(kind, path, record[path], written));
+    fields.push({ path, before: shown(before, sensitive), after: shown(comparable(kind, path, written, written), sensitive), sensitive });
     // A merged field keeps keys that are not sent: the ones the file dropped go as null.
     values[path] = spec.merge ? mergedUpdate(after, record[path], spec.merge) : after;
   }
@@ -302,13 +318,13 @@ function comparable(kind: ResourceKind, path: string, value: unknown, declared: 
 }
 
 /** Declared fields, plus the identity when the kind manages it as a field (a role's name, whose case may change). */
-function withIdentity(kind: ResourceKind, item: DesiredItem): Record<string, unknown> {
-  return kind.identityField in kind.fields ? { [kind.identityField]: item.key, ...item.fields } : item.fields;
+function withIdentity(kind: ResourceKind, item: DesiredItem, fields: Record<string, unknown> = item.fields): Record<string, unknown> {
+  return kind.identityField in kind.fields ? { [kind.identityField]: item.key, ...fields } : fields;
 }
 
 /** Digest of the desired and live state of one item; secrets enter only as their own digests. */
-function itemDigest(kind: ResourceKind, address: string, item: DesiredItem | undefined, record: LiveRecord | undefined): string {
-  const declared = item ? withIdentity(kind, item) : {};
+function itemDigest(kind: ResourceKind, address: string, item: DesiredItem | undefined, record: LiveRecord | undefined, fields?: Record<string, unknown>): string {
+  const declared = item ? withIdentity(kind, item, fields) : {};
   const value = (field: string, v: unknown): string => {
     const json = canonicalJson(v);
     const secret = (kind.fields[field]?.sensitive || item?.interpolated.includes(field) || kind.secretFields?.(item?.fields, record).includes(field)) && v != null;
@@ -334,22 +350,157 @@ function fingerprintOf(managed: ManagedItem[], desired: DesiredState, targets?: 
 const formatAt = (p: FilePosition) => `${p.file}:${p.line}:${p.col}`;
 
 /**
- * The live record a declared item stands for: the one with its identity, or, for an item
- * `renamed_from` another identity that only the old one holds live, the old one (renamed in
- * place when the kind allows it). Both live is an error naming both; neither, a create.
+ * Which live record a declared item stands for, in one scope: the one with its identity; for
+ * an item `renamed_from` another identity that only the old one holds live, the old one (renamed
+ * in place when the kind allows it; both live is an error naming both; neither, a create). For
+ * kinds whose identities repeat in the API (idPin), an `id:` pin wins over the identity, and two
+ * live records of one declared identity are an error naming both ids; for the others, two live
+ * records of one identity are an error at once (which one a file means cannot be known).
  */
-function findRecord(kind: ResourceKind, scope: Scope, item: DesiredItem, byMatch: ReadonlyMap<string, LiveRecord>): LiveRecord | undefined {
-  const record = byMatch.get(kind.matchKey(item.key));
-  if (item.renamedFrom === undefined || item.ensure !== 'present') return record;
-  const old = byMatch.get(kind.matchKey(item.renamedFrom));
-  if (!old || old === record) return record;
-  const label = labelOf(kind);
-  if (record) {
-    throw new HogsyncError('config', `${label} "${itemKey(scope, item.key)}" has renamed_from: "${item.renamedFrom}", but both are live `
-      + `(ids ${String(kind.liveId(old))} and ${String(kind.liveId(record))}): remove renamed_from, or delete one of them first`, { position: item.position });
+class Matcher {
+  private readonly byMatch = new Map<string, LiveRecord[]>();
+  private readonly byId = new Map<string, LiveRecord>();
+  private readonly pinned = new Set<LiveRecord>();
+
+  constructor(private readonly kind: ResourceKind, private readonly scope: Scope, records: readonly LiveRecord[], private readonly live: LiveState, items: readonly DesiredItem[]) {
+    for (const r of records) {
+      const m = kind.matchKey(kind.displayKey(r[kind.identityField]));
+      const list = this.byMatch.get(m);
+      if (list) {
+        if (!kind.idPin) throw identityCollision(kind, scope, list[0] as LiveRecord, r);
+        list.push(r);
+      } else {
+        this.byMatch.set(m, [r]);
+      }
+      if (kind.idPin) this.byId.set(String(kind.liveId(r)), r);
+    }
+    // A record an item pins is that item's, whatever its name: no other item matches it by name.
+    for (const item of items) {
+      const r = item.pin === undefined ? undefined : this.byId.get(String(item.pin));
+      if (r) this.pinned.add(r);
+    }
   }
-  if (!kind.renamable) {
-    throw new HogsyncError('config', `${label} items cannot be renamed in place: remove renamed_from`, { position: item.position });
+
+  private named(key: string): LiveRecord[] {
+    return (this.byMatch.get(this.kind.matchKey(key)) ?? []).filter((r) => !this.pinned.has(r));
   }
-  return old;
+
+  /** An item's record without judging it (an item a targeted plan leaves out). */
+  own(item: DesiredItem): LiveRecord | undefined {
+    if (item.pin !== undefined) return this.byId.get(String(item.pin));
+    const found = this.named(item.key);
+    return found.length === 1 ? found[0] : undefined;
+  }
+
+  find(item: DesiredItem): LiveRecord | undefined {
+    const { kind, scope } = this;
+    const label = labelOf(kind);
+    if (item.pin !== undefined) {
+      const record = this.byId.get(String(item.pin));
+      if (record) return record;
+      throw new HogsyncError('config', `${label} "${keyInScope(scope, item.key)}" is pinned to id ${String(item.pin)}, ${this.elsewhere(item.pin)}: correct the id, or remove it to match by ${kind.identityField}`, { position: item.position });
+    }
+    const found = this.named(item.key);
+    if (found.length > 1) throw this.ambiguous(item, item.key, found);
+    const record = found[0];
+    if (item.renamedFrom === undefined || item.ensure !== 'present') return record;
+    const olds = this.named(item.renamedFrom);
+    if (olds.length > 1) throw this.ambiguous(item, item.renamedFrom, olds);
+    const old = olds[0];
+    if (!old || old === record) return record;
+    if (record) {
+      throw new HogsyncError('config', `${label} "${keyInScope(scope, item.key)}" has renamed_from: "${item.renamedFrom}", but both are live `
+        + `(ids ${String(kind.liveId(old))} and ${String(kind.liveId(record))}): remove renamed_from, or delete one of them first`, { position: item.position });
+    }
+    if (!kind.renamable) {
+      throw new HogsyncError('config', `${label} items cannot be renamed in place: remove renamed_from`, { position: item.position });
+    }
+    return old;
+  }
+
+  /** Where an id that is not in this scope is: in another collection of the kind that was read, or nowhere. */
+  private elsewhere(id: string | number): string {
+    for (const c of this.live.collections) {
+      if (c.kind.name !== this.kind.name || (c.scope.project === this.scope.project && c.scope.parent?.key === this.scope.parent?.key)) continue;
+      if (c.records.some((r) => String(this.kind.liveId(r)) === String(id) && !this.kind.isGone(r))) {
+        return `which is a ${labelOf(this.kind)} of ${c.scope.project !== null ? `project ${c.scope.project}` : `organization ${c.scope.organization}`}, not of ${this.where()}`;
+      }
+    }
+    return `but ${this.where()} has no ${labelOf(this.kind)} with that id`;
+  }
+
+  private where(): string {
+    return this.scope.parent ? `${this.scope.parent.kind.replace(/_/g, ' ')} ${this.scope.parent.key}` : this.scope.project !== null ? `project ${this.scope.project}` : `organization ${this.scope.organization}`;
+  }
+
+  private ambiguous(item: DesiredItem, key: string, found: readonly LiveRecord[]): HogsyncError {
+    const ids = found.map((r) => String(this.kind.liveId(r)));
+    return new HogsyncError('config', `${found.length} live ${this.kind.configKey.replace(/_/g, ' ')} of ${this.where()} are named "${key}" (ids ${ids.join(', ')}): `
+      + `pin the one these files mean with \`id: ${ids[0]}\` (an id wins over the ${this.kind.identityField}), and rename or delete the other`, { position: item.position });
+  }
+
+  /** Keys of unmatched records in addresses: the identity, with `#ID` where live records repeat it. */
+  unmanagedKeys(records: readonly LiveRecord[]): Array<[LiveRecord, string]> {
+    return records.map((r) => {
+      const key = this.kind.displayKey(r[this.kind.identityField]);
+      const repeated = (this.byMatch.get(this.kind.matchKey(key))?.length ?? 0) > 1;
+      return [r, repeated ? `${key}#${String(this.kind.liveId(r))}` : key];
+    });
+  }
+}
+
+/**
+ * The order references ask of apply, as [before, after] address pairs: a create after the
+ * creates whose ids it refers to, and a change of an item that refers to another now before
+ * that other's delete. A cycle of creates (each waiting for another's id) is refused.
+ */
+function referenceOrder(entries: ReadonlyArray<{ change: Change; execution: Execution; after: string[] }>, refs: ReferenceIndex): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  const waits = new Map<string, string[]>();
+  for (const e of entries) {
+    for (const a of e.after) pairs.push([a, e.change.address]);
+    if (e.after.length > 0) waits.set(e.change.address, e.after);
+  }
+  const cycle = findCycle(waits);
+  if (cycle) {
+    throw new HogsyncError('config', `${cycle.join(' → ')}: these items refer to each other by name and none exists yet, so none could be created first; create one without the reference, then add it`);
+  }
+  const deletes = new Map<string, string>();
+  for (const e of entries) {
+    if (e.change.action === 'delete') deletes.set(`${e.execution.kind.name}|${e.execution.scope.project ?? ''}|${String(e.execution.id)}`, e.change.address);
+  }
+  if (deletes.size === 0) return pairs;
+  for (const e of entries) {
+    const live = e.execution.live;
+    if (!live || !e.execution.kind.references) continue;
+    for (const t of refs.liveTargets(e.execution.kind, live)) {
+      const gone = deletes.get(`${t.kind}|${e.execution.scope.project ?? ''}|${String(t.id)}`);
+      if (gone !== undefined && gone !== e.change.address) pairs.push([e.change.address, gone]);
+    }
+  }
+  return pairs;
+}
+
+/** A cycle in a graph of addresses (each waits for the listed ones), or undefined. */
+function findCycle(waits: ReadonlyMap<string, readonly string[]>): string[] | undefined {
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (node: string): string[] | undefined => {
+    if (state.get(node) === 'done') return undefined;
+    if (state.get(node) === 'open') return [...path.slice(path.indexOf(node)), node];
+    state.set(node, 'open');
+    path.push(node);
+    for (const next of waits.get(node) ?? []) {
+      const found = visit(next);
+      if (found) return found;
+    }
+    path.pop();
+    state.set(node, 'done');
+    return undefined;
+  };
+  for (const node of waits.keys()) {
+    const found = visit(node);
+    if (found) return found;
+  }
+  return undefined;
 }

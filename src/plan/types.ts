@@ -107,6 +107,8 @@ export interface PlanResult {
   executions: Map<string, Execution>;
   /** Live item count per `kind|organization` (for the delete-share safety rule). */
   liveCounts: Map<string, number>;
+  /** Pairs [before, after] of change addresses that references ask apply to respect (see src/plan/references.ts). */
+  dependencies?: Array<[string, string]>;
   /**
    * What the planner found that the user must hear, shown as the plan's warnings (the use case
    * annotates the plan with them): e.g. declared fields this API version does not have.

@@ -34,10 +34,42 @@ export type MergeDepth = 'top' | 'nested';
 
 /**
  * Where an item lives: every item is in an organization; items of a child kind also in their
- * parent item, whose numeric id `project` holds (projects are the one parent kind today, and
- * `project` is the name the plan's JSON contract gives that id).
+ * parent item. `project` is the project an item belongs to (its parent, or its parent's
+ * project; `project` is the name the plan's JSON contract gives that id), null for items of the
+ * organization. `parent` names a parent that is not a project (a role holds its memberships):
+ * its kind, its key in addresses, and its API id (null while the plan still creates it).
  */
-export interface Scope { organization: string; project: number | null }
+export interface Scope { organization: string; project: number | null; parent?: ParentRef }
+
+export interface ParentRef { kind: KindName; key: string; id: string | number | null }
+
+/** The part of an item's address that names its parent: `111` (a project), `Engineers` (a role), null for the organization. */
+export function parentKeyOf(scope: Scope): string | null {
+  if (scope.parent) return scope.parent.key;
+  return scope.project === null ? null : String(scope.project);
+}
+
+/** An item's address key within its organization: `KEY`, or `PARENT/KEY`. */
+export function keyInScope(scope: Scope, key: string): string {
+  const parent = parentKeyOf(scope);
+  return parent === null ? key : `${parent}/${key}`;
+}
+
+/**
+ * Where a kind accepts a reference by name (`{ cohort: Staff }`) instead of the id the API takes:
+ * in `field`, at the objects `path` reaches (dotted steps below the field; `[]` steps into each
+ * item of a list, `**` into every object at any depth), those whose keys hold the `when` values,
+ * the value of `key` names an item of `kind` of the same project. The API writes that id as a
+ * number, or (`as: 'string'`) as its decimal string.
+ */
+export interface ReferenceSite {
+  field: string;
+  path: string;
+  when?: Readonly<Record<string, string>>;
+  key: string;
+  kind: KindName;
+  as?: 'number' | 'string';
+}
 
 export interface HttpCall { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string; body?: Record<string, unknown> }
 
@@ -148,9 +180,31 @@ export interface ResourceKind {
    * (`projects:`, `overrides:`), as well as inside each parent's entry.
    */
   readonly shared?: boolean;
-  /** `list`: one paginated list per collection; `get`: one GET per declared item (lists carry only basic fields). */
-  readonly read: 'list' | 'get';
+  /** Its items are projects: the items nested in one live in that project (`Scope.project` holds its id). */
+  readonly projectKind?: boolean;
+  /** Inside its parent, the kind's items are written as a list of identities only (a role's `members: [EMAIL, …]`). */
+  readonly identityList?: boolean;
+  /**
+   * `list`: one paginated list per collection; `get`: the list, and one GET per declared item
+   * (lists carry only basic fields); `search`: one GET per declared item, by its identity in the
+   * list's query (`searchQuery`), never the whole list (busy projects hold thousands).
+   */
+  readonly read: 'list' | 'get' | 'search';
+  /** `search` kinds: the list query that finds items of this identity (the API may answer more: matched exactly). */
+  searchQuery?(key: string): string;
   readonly canCreate: boolean;
+  /** False for kinds hogsync only updates (event definitions exist once an event has arrived): never deleted. */
+  readonly canDelete?: boolean;
+  /** False: live items no file declares are not listed as unmanaged (a project's thousands of event definitions). */
+  readonly listsUnmanaged?: boolean;
+  /**
+   * The API does not keep identities unique (cohort names): two live items may match one
+   * declared identity, which is then a plan error, and the file pins one with `id:` (an id always
+   * wins over the identity, and lets it change).
+   */
+  readonly idPin?: boolean;
+  /** Where the kind's fields accept references by name (see ReferenceSite). */
+  readonly references?: readonly ReferenceSite[];
   /** Why a missing item cannot be created, for the error naming it ("adopted by id, never created"). */
   readonly notCreated?: string;
   /**

@@ -22,10 +22,22 @@ export async function readLiveState(api: ApiPort, desired: DesiredState, paralle
 
 /** Reads collections; every list and every GET is one unit of work, so they share the parallelism fairly. */
 export async function readCollections(api: ApiPort, reads: readonly CollectionRead[], parallelism: number): Promise<LiveState> {
-  const units = reads.flatMap((read) => [...(read.list ? [{ read }] : []), ...read.ids.map((id) => ({ read, id }))]);
-  const results = await mapLimit(units, parallelism, async ({ read, id }: { read: CollectionRead; id?: string | number }) => {
+  type Unit = { read: CollectionRead; id?: string | number; search?: string };
+  const units: Unit[] = reads.flatMap((read) => [
+    ...(read.list ? [{ read }] : []),
+    ...read.ids.map((id) => ({ read, id })),
+    ...(read.searches ?? []).map((search) => ({ read, search })),
+  ]);
+  const results = await mapLimit(units, parallelism, async ({ read, id, search }: Unit) => {
+    const missingIsEmpty = read.kind.parent !== 'organization';
+    if (search !== undefined) {
+      // The API's search matches parts of names, in any case: only the item of exactly this identity is it.
+      const match = read.kind.matchKey(search);
+      const found = await listRecords(api, read.kind, read.scope, missingIsEmpty, read.kind.searchQuery?.(search));
+      return found.filter((r) => read.kind.matchKey(read.kind.displayKey(r[read.kind.identityField])) === match);
+    }
     // A child collection answers 404 when its parent does not exist: the planner names it then.
-    if (id === undefined) return listRecords(api, read.kind, read.scope, read.kind.parent !== 'organization', read.query);
+    if (id === undefined) return listRecords(api, read.kind, read.scope, missingIsEmpty, read.query);
     const record = await getRecord(api, read.kind, read.scope, id);
     return record ? [record] : [];
   });
@@ -35,7 +47,7 @@ export async function readCollections(api: ApiPort, reads: readonly CollectionRe
     let records = results[i] ?? [];
     const meta = listMeta(records);
     if (meta) metas.set(unit.read, meta);
-    if (!('id' in unit) && unit.read.ids.length > 0) {
+    if (unit.id === undefined && unit.search === undefined && unit.read.ids.length > 0) {
       const declared = new Set(unit.read.ids.map(String));
       records = records.filter((r) => !declared.has(String(unit.read.kind.liveId(r))));
     }

@@ -2,13 +2,15 @@
 // hold a targeted item, only the GETs of targeted items, and a kind's list only where a
 // target could name an item no file declares (a glob). A one-flag change reads one list.
 import type { TargetSet } from '../plan/targeting.js';
+import { parentKeyOf } from '../resources/kind.js';
 import type { CollectionRead } from './targets.js';
 
 /** A key no declared item has: only a target with a glob in its key part matches it. */
 const UNDECLARED = '\u0001';
 
 export function scopePrefix(read: Pick<CollectionRead, 'kind' | 'scope'>): string {
-  return `${read.kind.name}:${read.scope.organization}/${read.scope.project === null ? '' : `${read.scope.project}/`}`;
+  const parent = parentKeyOf(read.scope);
+  return `${read.kind.name}:${read.scope.organization}/${parent === null ? '' : `${parent}/`}`;
 }
 
 export function restrictReads(reads: readonly CollectionRead[], targets: TargetSet): CollectionRead[] {

@@ -3,7 +3,7 @@
 // item of kinds whose lists carry only basic fields (projects), and the child collections
 // (flags) only of declared, present parents. A filter of targets narrows this list.
 import type { DesiredState } from '../config/model.js';
-import { scopesOf } from '../plan/planner.js';
+import { itemsIn, lookupScopes, plannedScopes } from '../plan/scopes.js';
 import type { ResourceKind, Scope } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
 
@@ -19,6 +19,8 @@ export interface CollectionRead {
   ids: ReadonlyArray<string | number>;
   /** The list's query, for records the default list leaves out (the kind's `heldBack`). */
   query?: string;
+  /** `search` kinds: identities read one list query each (the kind's `searchQuery`), never the whole list. */
+  searches?: readonly string[];
 }
 
 /** Reads of the held-back records (archived flags) of the given collections of a kind. */
@@ -32,10 +34,15 @@ export function plannedReads(desired: DesiredState, kinds: Kinds = KINDS): Colle
   const reads: CollectionRead[] = [];
   for (const org of desired.organizations) {
     for (const kind of kinds) {
-      // Kinds read one GET per declared item are listed too: the list names the unmanaged ones.
-      const ids = kind.read === 'get' ? org.items.filter((i) => i.kind === kind.name).map((i) => i.key) : [];
-      for (const scope of scopesOf(kind, org)) reads.push({ kind, scope, list: true, ids: scope.project === null ? ids : [] });
+      for (const scope of plannedScopes(kind, org, kinds)) {
+        const keys = kind.read === 'list' ? [] : itemsIn(org, kind, scope).map((i) => i.key);
+        // Kinds read one GET per declared item are listed too: the list names the unmanaged ones.
+        if (kind.read === 'search') reads.push({ kind, scope, list: false, ids: [], searches: keys });
+        else reads.push({ kind, scope, list: true, ids: keys });
+      }
     }
+    // Kinds the files refer to by name where they declare none: read to resolve the names.
+    for (const { kind, scope } of lookupScopes(org, kinds)) reads.push({ kind, scope, list: true, ids: [] });
   }
   return reads;
 }

@@ -133,7 +133,7 @@ async function verify(result: PlanResult, executed: ApplyReport, port: ApiPort, 
       .filter((e): e is Execution => e !== undefined);
     const after = await rereadApplied(port, reread, parallelism);
     const report = confirmDeletes(result, executed, after);
-    return withVerification(report, verifyApplied(result, report.outcomes, after));
+    return withVerification(report, verifyApplied(result, report.outcomes, after, executed.sent));
   } catch (err) {
     if (executed.summary.applied === 0) return executed;
     return withVerification(executed, { notTaken: new Map(), warnings: [], unverified: `could not re-read the changes to verify them: ${isHogsyncError(err) ? err.format() : String(err)}` });

@@ -4,12 +4,15 @@ import type { ApiPort } from '../http/port.js';
 import type { PlanAnnotations } from '../plan/annotate.js';
 import type { ChangeAnnotations, PlanResult } from '../plan/types.js';
 import { mapLimit } from '../util/map-limit.js';
+import { holdsDeferred } from '../plan/references.js';
 
 export async function runPreviews(result: PlanResult, port: ApiPort, parallelism: number): Promise<PlanAnnotations> {
   const targets = result.plan.changes.filter((c) => c.action !== 'delete' && result.executions.get(c.address)?.kind.preview);
   const found = await mapLimit(targets, parallelism, async (change) => {
     const execution = result.executions.get(change.address);
     if (!execution?.kind.preview || change.action === 'delete') return undefined;
+    // The API cannot preview what refers to an item it does not hold yet (one this plan creates).
+    if (holdsDeferred(execution.values)) return { warning: `${change.address}: no preview: it refers to items this plan creates` };
     const { scope, identity, values } = execution;
     return execution.kind.preview({ address: change.address, action: change.action, scope, identity, values, changed: change.fields.map((f) => f.path) }, port);
   });

@@ -6,6 +6,7 @@
 // a pure reordering says so. Whatever it cannot describe comes back as a JSON part, which
 // renderers show as the JSON diff of that part: never silence.
 // Pure: no I/O, no rendering; text is raw (renderers make it printable).
+import { namedReference } from '../references.js';
 
 type Obj = Record<string, unknown>;
 
@@ -87,7 +88,10 @@ function scalar(value: unknown): string {
 
 /** A property in the web app's words; undefined when it is a shape this module does not know. */
 export function describeProperty(p: unknown): string | undefined {
-  if (!isObj(p) || typeof p.key !== 'string') return undefined;
+  if (!isObj(p)) return undefined;
+  // A flag the property depends on may be named (`key: { feature_flag: KEY }`), as may a cohort.
+  const flagNamed = namedReference(p.key);
+  if (typeof p.key !== 'string' && !(flagNamed && p.type === 'flag')) return undefined;
   if (Object.keys(p).some((k) => !PROPERTY_KEYS.has(k))) return undefined;
   const type = typeof p.type === 'string' ? p.type : 'person';
   const operator = typeof p.operator === 'string' ? p.operator : 'exact';
@@ -95,13 +99,15 @@ export function describeProperty(p: unknown): string | undefined {
   if (label === undefined || p.negation === true) return undefined;
   if (type === 'cohort') {
     if (operator !== 'in' && operator !== 'not_in' && p.operator !== undefined) return undefined;
-    const name = typeof p.cohort_name === 'string' && p.cohort_name !== '' ? `${p.cohort_name} (${scalar(p.value)})` : scalar(p.value);
+    const named = namedReference(p.value);
+    const name = named ? named.name : typeof p.cohort_name === 'string' && p.cohort_name !== '' ? `${p.cohort_name} (${scalar(p.value)})` : scalar(p.value);
     return `${OPERATORS[p.operator === undefined ? 'in' : operator]} cohort ${name}`;
   }
   if (type === 'flag') {
     if (operator !== 'flag_evaluates_to') return undefined;
-    return `flag ${p.key} evaluates to ${scalar(p.value)}`;
+    return `flag ${flagNamed ? flagNamed.name : String(p.key)} evaluates to ${scalar(p.value)}`;
   }
+  if (typeof p.key !== 'string') return undefined;
   const subject = type === 'person' ? p.key : type === 'group' && typeof p.group_type_index === 'number' ? `${p.key} (group type ${p.group_type_index})` : `${p.key} (${type})`;
   if (NO_VALUE.has(operator)) return `${subject} ${label}`;
   const value = p.value;

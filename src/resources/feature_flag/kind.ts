@@ -38,6 +38,11 @@ export const featureFlag: ResourceKind = {
   canCreate: true,
   renamable: true,
   get fields() { return fields(); },
+  // A flag property names the flag it depends on by id (a string); a cohort property its cohort.
+  references: [
+    { field: 'filters', path: 'groups[].properties[]', when: { type: 'flag' }, key: 'key', kind: 'feature_flag', as: 'string' },
+    { field: 'filters', path: 'groups[].properties[]', when: { type: 'cohort' }, key: 'value', kind: 'cohort' },
+  ],
   // Inside `filters`: defaults the API fills in when a file leaves them out (ignored while
   // empty), and values it computes (always ignored).
   serverAddedKeys: { filters: ['payloads', 'multivariate', 'aggregation_group_type_index', 'groups[].variant', 'groups[].aggregation_group_type_index'] },

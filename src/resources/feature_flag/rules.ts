@@ -41,7 +41,8 @@ function dropNulls(value: unknown): unknown {
 function normalizeProperty(raw: unknown): unknown {
   if (!isObj(raw)) return raw;
   const { cohort_name: _computed, ...prop } = raw;
-  if (prop.key !== undefined && prop.key !== null && typeof prop.key !== 'string') prop.key = JSON.stringify(prop.key);
+  // A reference by name (`{ feature_flag: KEY }`) stays as written: the plan shows it by name.
+  if (prop.key !== undefined && prop.key !== null && typeof prop.key !== 'string' && !isObj(prop.key)) prop.key = JSON.stringify(prop.key);
   if (prop.operator === 'min') prop.operator = 'gte';
   if (prop.operator === 'max') prop.operator = 'lte';
   return prop;

@@ -16,6 +16,7 @@ export const project: ResourceKind = {
   prunable: false,
   identityField: 'id',
   parent: 'organization',
+  projectKind: true,
   read: 'get',
   canCreate: false,
   notCreated: 'projects are adopted by id, never created',

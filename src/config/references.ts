@@ -1,0 +1,74 @@
+// References by name as the files write them (`value: { cohort: Staff }`): found at the sites
+// the item's kind declares, each with where it is written, so the plan can name the line of a
+// name it cannot resolve. A reference of another kind than the site takes is a problem here,
+// at its line. Which item a name means is the planner's question (src/plan/references.ts).
+import type { FilePosition } from '../errors.js';
+import { labelOf, type ResourceKind } from '../resources/kind.js';
+import { namedReference, siteHits } from '../resources/references.js';
+import { KINDS, type Kinds } from '../resources/registry.js';
+import type { DeclaredReference, DesiredItem, DesiredState } from './model.js';
+import { childPointer } from './pointer.js';
+import { formatPosition, type ConfigProblem } from './problems.js';
+
+/** `filters.groups[0].properties[1].value`: where in a field a site holds a value, for messages. */
+export function dottedPath(field: string, path: ReadonlyArray<string | number>): string {
+  return path.reduce<string>((out, step) => (typeof step === 'number' ? `${out}[${step}]` : `${out}.${step}`), field);
+}
+
+/**
+ * The references by name among an item's declared fields. `pointerOf(field)` is where the
+ * field's value is written (its own entry, or an override); `positionOf(pointer)` finds a line.
+ */
+export function declaredReferences(
+  kind: ResourceKind, fields: Record<string, unknown>, pointerOf: (field: string) => string,
+  positionOf: (pointer: string) => FilePosition, problems: ConfigProblem[], kinds: Kinds = KINDS,
+): DeclaredReference[] {
+  const out: DeclaredReference[] = [];
+  for (const site of kind.references ?? []) {
+    const value = fields[site.field];
+    if (value === undefined || value === null || typeof value !== 'object') continue;
+    for (const hit of siteHits({ ...kind, references: [site] }, site.field, value)) {
+      const ref = namedReference(hit.value);
+      if (!ref) continue;
+      const pointer = hit.path.reduce<string>((p, step) => childPointer(p, step), pointerOf(site.field));
+      const position = positionOf(pointer);
+      const target = kinds.find((k) => k.name === ref.kind);
+      if (ref.kind !== site.kind) {
+        const what = target ? `{ ${ref.kind}: … } names a ${labelOf(target)}` : `"${ref.kind}" is not a kind`;
+        problems.push({ position, message: `${dottedPath(site.field, hit.path)}: ${what}, but this place takes a ${labelOf(kinds.find((k) => k.name === site.kind) ?? kind)}: write { ${site.kind}: NAME }` });
+        continue;
+      }
+      out.push({ field: site.field, path: hit.path, kind: ref.kind, name: ref.name, position });
+    }
+  }
+  return out;
+}
+
+/**
+ * validate's warnings for references to names no file declares in the item's project: the plan
+ * resolves those against the project's live items, which validate cannot see.
+ */
+export function undeclaredReferenceWarnings(state: DesiredState, kinds: Kinds = KINDS): string[] {
+  const warnings: string[] = [];
+  for (const org of state.organizations) {
+    const declared = new Set<string>();
+    const byKind = new Map(kinds.map((k) => [k.name, k]));
+    for (const item of org.items) {
+      const kind = byKind.get(item.kind);
+      if (kind && item.ensure === 'present') declared.add(`${item.kind}|${item.project ?? ''}|${kind.matchKey(item.key)}`);
+    }
+    for (const item of org.items) {
+      for (const ref of item.references ?? []) {
+        const target = byKind.get(ref.kind);
+        if (!target || declared.has(`${ref.kind}|${item.project ?? ''}|${target.matchKey(ref.name)}`)) continue;
+        warnings.push(`${formatPosition(ref.position)}: warning: ${labelOf(target)} "${ref.name}" is not declared for project ${String(item.project)} in these files: plan resolves it against the project's live ${target.configKey.replace(/_/g, ' ')}`);
+      }
+    }
+  }
+  return warnings;
+}
+
+/** Items whose fields hold references, for the planner: most items hold none. */
+export function referencingItems(items: readonly DesiredItem[]): DesiredItem[] {
+  return items.filter((i) => (i.references?.length ?? 0) > 0);
+}

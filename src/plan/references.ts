@@ -1,0 +1,200 @@
+// Which item a reference by name means, per project: a declared item of that project (its live
+// match once the planner matched it, else the create this plan makes), else the one live item of
+// that name. The planner compares a declared value with its names replaced by these ids; apply
+// fills in the ids of items it creates first (Deferred); plans show live ids by name again.
+import type { DeclaredReference, DesiredItem } from '../config/model.js';
+import { HogsyncError } from '../errors.js';
+import { keyInScope, labelOf, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
+import { asSiteValue, namedReference, replaceAtSites, siteId } from '../resources/references.js';
+import type { Kinds } from '../resources/registry.js';
+import { addressOf } from './types.js';
+
+/**
+ * An id apply fills in when it runs: the id of an item the same apply creates first (its
+ * change's address). Never serialized: values holding one are resolved before they are sent.
+ */
+export class Deferred {
+  constructor(readonly address: string, readonly as: 'number' | 'string' | undefined) {}
+}
+
+/** Whether a value holds an id that only apply can fill in. */
+export function holdsDeferred(value: unknown): boolean {
+  if (value instanceof Deferred) return true;
+  if (Array.isArray(value)) return value.some(holdsDeferred);
+  if (value !== null && typeof value === 'object') return Object.values(value).some(holdsDeferred);
+  return false;
+}
+
+/** `value` with every Deferred replaced by the created id (`ids.get(address)`); undefined when one was not created. */
+export function fillDeferred(value: unknown, ids: ReadonlyMap<string, string | number>): { value: unknown; missing?: string } {
+  let missing: string | undefined;
+  const walk = (v: unknown): unknown => {
+    if (v instanceof Deferred) {
+      const id = ids.get(v.address);
+      if (id === undefined) {
+        missing ??= v.address;
+        return null;
+      }
+      return v.as === 'string' ? String(id) : id;
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  const out = walk(value);
+  return missing === undefined ? { value: out } : { value: out, missing };
+}
+
+interface Target { kind: ResourceKind; scope: Scope }
+
+/** What is known of one kind in one project: declared items, their live matches, live items by name. */
+interface Entry {
+  declared: Map<string, DesiredItem>;
+  matched: Map<DesiredItem, LiveRecord>;
+  live: LiveRecord[] | undefined;
+  byName?: Map<string, LiveRecord[]>;
+  byId?: Map<string, LiveRecord>;
+}
+
+/** One resolved reference: the id the API takes, or the create that makes it. */
+export type Resolved = { id: string | number; record: LiveRecord } | { deferred: string; item: DesiredItem };
+
+export class ReferenceIndex {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly organization: string, private readonly kinds: Kinds) {}
+
+  private entry(kind: ResourceKind, project: number | null): Entry {
+    const key = `${kind.name}|${project ?? ''}`;
+    let e = this.entries.get(key);
+    if (!e) {
+      e = { declared: new Map(), matched: new Map(), live: undefined };
+      this.entries.set(key, e);
+    }
+    return e;
+  }
+
+  /** The declared items of a kind in a project, and its live records (gone ones aside), before it is planned. */
+  register(kind: ResourceKind, scope: Scope, items: readonly DesiredItem[], live: LiveRecord[] | undefined): void {
+    const e = this.entry(kind, scope.project);
+    for (const item of items) e.declared.set(kind.matchKey(item.key), item);
+    e.live = live;
+    e.byName = undefined;
+    e.byId = undefined;
+  }
+
+  /** A declared item's live match, once the planner found it. */
+  matched(kind: ResourceKind, scope: Scope, item: DesiredItem, record: LiveRecord): void {
+    this.entry(kind, scope.project).matched.set(item, record);
+  }
+
+  private named(kind: ResourceKind, e: Entry): Map<string, LiveRecord[]> {
+    if (!e.byName) {
+      e.byName = new Map();
+      for (const r of e.live ?? []) {
+        const name = kind.matchKey(kind.displayKey(r[kind.identityField]));
+        const list = e.byName.get(name);
+        if (list) list.push(r);
+        else e.byName.set(name, [r]);
+      }
+    }
+    return e.byName;
+  }
+
+  private ids(kind: ResourceKind, e: Entry): Map<string, LiveRecord> {
+    if (!e.byId) e.byId = new Map((e.live ?? []).map((r) => [String(kind.liveId(r)), r]));
+    return e.byId;
+  }
+
+  /** The item a reference of an item in `scope` means, or an error at the reference's line. */
+  resolve(ref: DeclaredReference, scope: Scope): Resolved {
+    const target = this.kinds.find((k) => k.name === ref.kind);
+    if (!target) throw new HogsyncError('config', `${ref.kind} is not a kind hogsync manages`, { position: ref.position });
+    const e = this.entry(target, scope.project);
+    const where = scope.project === null ? `organization ${this.organization}` : `project ${scope.project}`;
+    const label = labelOf(target);
+    const declared = e.declared.get(target.matchKey(ref.name));
+    if (declared) {
+      if (declared.ensure === 'absent') {
+        throw new HogsyncError('config', `refers to ${label} "${ref.name}", which the files delete (${declared.position.file}:${declared.position.line}:${declared.position.col})`, { position: ref.position });
+      }
+      const record = e.matched.get(declared);
+      if (record) return { id: target.liveId(record), record };
+      return { deferred: addressOf(target.name, this.organization, keyInScope(scope, declared.key)), item: declared };
+    }
+    if (e.live === undefined) {
+      throw new HogsyncError('config', `${label} "${ref.name}" cannot be looked up: the ${target.configKey.replace(/_/g, ' ')} of ${where} were not read`, { position: ref.position });
+    }
+    const found = this.named(target, e).get(target.matchKey(ref.name)) ?? [];
+    if (found.length === 1) return { id: target.liveId(found[0] as LiveRecord), record: found[0] as LiveRecord };
+    if (found.length === 0) {
+      throw new HogsyncError('config', `no ${label} named "${ref.name}" in ${where}: declare it in the files, or correct the name`, { position: ref.position });
+    }
+    const ids = found.map((r) => String(target.liveId(r))).join(', ');
+    throw new HogsyncError('config', `${found.length} ${target.configKey.replace(/_/g, ' ')} of ${where} are named "${ref.name}" (ids ${ids}): declare the one meant with its id: (\`id: ${String(target.liveId(found[0] as LiveRecord))}\`) to refer to it by name`, { position: ref.position });
+  }
+
+  /** A live id at a site, shown by name where the project holds one live item of that id and its name is unique. */
+  nameOf(kindName: string, scope: Scope, id: string | number): string | undefined {
+    const target = this.kinds.find((k) => k.name === kindName);
+    if (!target) return undefined;
+    const e = this.entry(target, scope.project);
+    const record = this.ids(target, e).get(String(id));
+    if (!record) return undefined;
+    const name = target.displayKey(record[target.identityField]);
+    return (this.named(target, e).get(target.matchKey(name))?.length ?? 0) === 1 ? name : undefined;
+  }
+
+  /** The ids an item's declared fields hold at its sites once its references are resolved, and the creates it waits for. */
+  resolveFields(kind: ResourceKind, scope: Scope, item: DesiredItem): { fields: Record<string, unknown>; after: string[]; uses: Target[] } {
+    const refs = item.references ?? [];
+    if (refs.length === 0) return { fields: item.fields, after: [], uses: [] };
+    const fields = { ...item.fields };
+    const after: string[] = [];
+    for (const ref of refs) {
+      const resolved = this.resolve(ref, scope);
+      const site = kind.references?.find((s) => s.field === ref.field && s.kind === ref.kind);
+      const value = 'id' in resolved ? asSiteValue(site ?? { field: ref.field, path: '', key: '', kind: ref.kind }, resolved.id) : new Deferred(resolved.deferred, site?.as);
+      if ('deferred' in resolved) after.push(resolved.deferred);
+      fields[ref.field] = setAt(fields[ref.field], ref.path, value);
+    }
+    return { fields, after, uses: [] };
+  }
+
+  /** A live value with the ids at the kind's sites written by name, where the name is known and unique. */
+  liveByName(kind: ResourceKind, scope: Scope, field: string, value: unknown): unknown {
+    return replaceAtSites(kind, field, value, (hit) => {
+      if (namedReference(hit.value)) return undefined;
+      const id = siteId(hit.value);
+      const name = id === undefined ? undefined : this.nameOf(hit.site.kind, scope, id);
+      return name === undefined ? undefined : { [hit.site.kind]: name };
+    });
+  }
+
+  /** Live ids an item's live record holds at its sites: what it refers to now. */
+  liveTargets(kind: ResourceKind, record: LiveRecord): Array<{ kind: string; id: string | number }> {
+    const out: Array<{ kind: string; id: string | number }> = [];
+    for (const site of kind.references ?? []) {
+      replaceAtSites({ ...kind, references: [site] }, site.field, record[site.field], (hit) => {
+        const id = siteId(hit.value);
+        if (id !== undefined && !namedReference(hit.value)) out.push({ kind: site.kind, id });
+        return undefined;
+      });
+    }
+    return out;
+  }
+}
+
+function setAt(value: unknown, path: ReadonlyArray<string | number>, next: unknown): unknown {
+  if (path.length === 0) return next;
+  const [head, ...rest] = path as [string | number, ...Array<string | number>];
+  if (Array.isArray(value) && typeof head === 'number') {
+    const copy = [...value];
+    copy[head] = setAt(value[head], rest, next);
+    return copy;
+  }
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    return { ...(value as Record<string, unknown>), [head]: setAt((value as Record<string, unknown>)[head], rest, next) };
+  }
+  return value;
+}

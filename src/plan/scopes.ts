@@ -1,0 +1,97 @@
+// Which collections a desired state covers: a kind is planned (read, compared, its undeclared
+// items listed or pruned) only where the files declare it or `prune` owns it, so a kind no file
+// names costs nothing. Collections that only resolve references by name are read too, and
+// planned not (their items are neither listed nor pruned). The reads (src/state/targets.ts),
+// the planner and the kinds' checks all ask here, so they always agree.
+import type { DesiredItem, DesiredOrganization } from '../config/model.js';
+import type { ResourceKind, Scope } from '../resources/kind.js';
+import type { Kinds } from '../resources/registry.js';
+
+interface OrgIndex {
+  /** `kind|scope key` → declared items of the kind in that scope, in declaration order. */
+  byScope: Map<string, DesiredItem[]>;
+  /** Kinds with at least one declared item. */
+  declared: Set<string>;
+}
+
+const indexes = new WeakMap<DesiredOrganization, { count: number; index: OrgIndex }>();
+
+/** The key of the scope an item lives in: its parent's kind and key, or its project. */
+export function itemScopeKey(item: Pick<DesiredItem, 'project' | 'parent'>): string {
+  return item.parent ? `${item.parent.kind}:${item.parent.key.toLowerCase()}` : String(item.project ?? '');
+}
+
+function scopeKey(scope: Scope): string {
+  return scope.parent ? `${scope.parent.kind}:${scope.parent.key.toLowerCase()}` : String(scope.project ?? '');
+}
+
+function indexOf(org: DesiredOrganization): OrgIndex {
+  const cached = indexes.get(org);
+  // Items may be added after a first look (shared definitions expand late, tests build states).
+  if (cached && cached.count === org.items.length) return cached.index;
+  const byScope = new Map<string, DesiredItem[]>();
+  const declared = new Set<string>();
+  for (const item of org.items) {
+    declared.add(item.kind);
+    const key = `${item.kind}|${itemScopeKey(item)}`;
+    const list = byScope.get(key);
+    if (list) list.push(item);
+    else byScope.set(key, [item]);
+  }
+  const index = { byScope, declared };
+  indexes.set(org, { count: org.items.length, index });
+  return index;
+}
+
+/** The declared items of a kind in a scope. */
+export function itemsIn(org: DesiredOrganization, kind: ResourceKind, scope: Scope): DesiredItem[] {
+  return indexOf(org).byScope.get(`${kind.name}|${scopeKey(scope)}`) ?? [];
+}
+
+/** The scope an item lives in (a parent that is not a project has no id until it is read). */
+export function scopeOfItem(item: Pick<DesiredItem, 'organization' | 'project' | 'parent'>): Scope {
+  return { organization: item.organization, project: item.project, ...(item.parent ? { parent: { ...item.parent, id: null } } : {}) };
+}
+
+/** Whether `prune` owns the kind in this organization. */
+export function pruned(kind: ResourceKind, org: DesiredOrganization): boolean {
+  return kind.prunable && org.prune[kind.configKey] === true;
+}
+
+/** The scopes of a kind's parents that the files declare present (every declared project, every declared role, …). */
+function parentScopes(kind: ResourceKind, org: DesiredOrganization, kinds: Kinds): Scope[] {
+  const parent = kinds.find((k) => k.name === kind.parent);
+  if (!parent) return [];
+  return org.items
+    .filter((i) => i.kind === parent.name && i.ensure === 'present')
+    .map((i) => (parent.projectKind
+      ? { organization: org.id, project: Number(i.key) }
+      : { organization: org.id, project: i.project, parent: { kind: parent.name, key: i.key, id: null } }));
+}
+
+/** The collections of a kind that a plan covers: where the files declare the kind, or `prune` owns it. */
+export function plannedScopes(kind: ResourceKind, org: DesiredOrganization, kinds: Kinds): Scope[] {
+  const index = indexOf(org);
+  const owned = pruned(kind, org);
+  if (!owned && !index.declared.has(kind.name)) return [];
+  if (kind.parent === 'organization') return [{ organization: org.id, project: null }];
+  const scopes = parentScopes(kind, org, kinds);
+  return owned ? scopes : scopes.filter((s) => index.byScope.has(`${kind.name}|${scopeKey(s)}`));
+}
+
+/** Collections read only to resolve references by name (kinds the files refer to where they plan none). */
+export function lookupScopes(org: DesiredOrganization, kinds: Kinds): Array<{ kind: ResourceKind; scope: Scope }> {
+  const planned = new Set<string>();
+  for (const kind of kinds) for (const s of plannedScopes(kind, org, kinds)) planned.add(`${kind.name}|${scopeKey(s)}`);
+  const out = new Map<string, { kind: ResourceKind; scope: Scope }>();
+  for (const item of org.items) {
+    for (const ref of item.references ?? []) {
+      const kind = kinds.find((k) => k.name === ref.kind);
+      if (!kind) continue;
+      const scope = scopeOfItem(item);
+      const key = `${kind.name}|${scopeKey(scope)}`;
+      if (!planned.has(key) && !out.has(key)) out.set(key, { kind, scope: { organization: scope.organization, project: scope.project } });
+    }
+  }
+  return [...out.values()];
+}

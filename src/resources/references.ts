@@ -1,0 +1,121 @@
+// References by name: where a kind's fields hold the id of another item (a flag's cohort
+// property, a cohort's action filter), the files may write `{ KIND: NAME }` instead, and the
+// engine resolves it in the item's own project. This module finds both forms at a kind's
+// declared sites (ReferenceSite, src/resources/kind.ts) and rewrites one into the other; which
+// item a name means is decided by the planner (src/plan/references.ts), which knows the
+// declared and live items.
+import type { KindName, ReferenceSite, ResourceKind } from './kind.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** One place a site holds something: the object holding it, its path below the field (for messages), and the value there. */
+export interface SiteHit { site: ReferenceSite; holder: Obj; path: Array<string | number>; value: unknown }
+
+/** A reference by name: `{ cohort: Staff }`, as written. */
+export interface NamedReference { kind: KindName; name: string }
+
+/** The one-key object `{ KIND: NAME }` when `value` is one (any kind name; the caller checks it is the site's). */
+export function namedReference(value: unknown): NamedReference | undefined {
+  if (!isObj(value)) return undefined;
+  const keys = Object.keys(value);
+  if (keys.length !== 1) return undefined;
+  const kind = keys[0] as string;
+  const name = value[kind];
+  return typeof name === 'string' || typeof name === 'number' ? { kind, name: String(name) } : undefined;
+}
+
+const steps = new Map<string, string[]>();
+function stepsOf(path: string): string[] {
+  let s = steps.get(path);
+  if (!s) {
+    s = path === '' ? [] : path.split('.');
+    steps.set(path, s);
+  }
+  return s;
+}
+
+/** Visits the objects `path` reaches below `value`. */
+function reach(value: unknown, path: string[], at: Array<string | number>, visit: (obj: Obj, at: Array<string | number>) => void): void {
+  if (path.length === 0) {
+    if (isObj(value)) visit(value, at);
+    return;
+  }
+  const [step, ...rest] = path as [string, ...string[]];
+  if (step === '**') {
+    // Every object at any depth, this one included.
+    const walk = (v: unknown, where: Array<string | number>): void => {
+      if (Array.isArray(v)) { v.forEach((item, i) => walk(item, [...where, i])); return; }
+      if (!isObj(v)) return;
+      reach(v, rest, where, visit);
+      for (const [k, child] of Object.entries(v)) if (child !== null && typeof child === 'object') walk(child, [...where, k]);
+    };
+    walk(value, at);
+    return;
+  }
+  if (!isObj(value)) return;
+  if (step.endsWith('[]')) {
+    const name = step.slice(0, -2);
+    const list = value[name];
+    if (Array.isArray(list)) list.forEach((item, i) => reach(item, rest, [...at, name, i], visit));
+    return;
+  }
+  reach(value[step], rest, [...at, step], visit);
+}
+
+/** Everything the kind's sites hold in one field's value (references by name and raw ids alike). */
+export function siteHits(kind: ResourceKind, field: string, value: unknown): SiteHit[] {
+  const hits: SiteHit[] = [];
+  for (const site of kind.references ?? []) {
+    if (site.field !== field) continue;
+    reach(value, stepsOf(site.path), [], (obj, at) => {
+      if (site.when && !Object.entries(site.when).every(([k, v]) => obj[k] === v)) return;
+      if (!(site.key in obj)) return;
+      hits.push({ site, holder: obj, path: [...at, site.key], value: obj[site.key] });
+    });
+  }
+  return hits;
+}
+
+/** Whether any field of the kind may hold references: most kinds have none, and most items none. */
+export function hasSites(kind: ResourceKind): boolean {
+  return (kind.references?.length ?? 0) > 0;
+}
+
+/** The id a site holds, as live records carry ids: numbers (also when written as decimal strings), or strings (UUIDs). */
+export function siteId(value: unknown): number | string | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : undefined;
+  if (typeof value !== 'string' || value === '') return undefined;
+  return /^\d{1,15}$/.test(value) ? Number(value) : value;
+}
+
+/** An id as the site writes it (a flag dependency's key is the id as a string). */
+export function asSiteValue(site: ReferenceSite, id: string | number): string | number {
+  return site.as === 'string' ? String(id) : id;
+}
+
+/**
+ * A copy of `value` with what each hit holds replaced by `replace(hit)` (undefined: left as it
+ * is). Copy-on-write along the hits' paths; the value is returned as is when nothing changes.
+ */
+export function replaceAtSites(kind: ResourceKind, field: string, value: unknown, replace: (hit: SiteHit) => unknown): unknown {
+  let out = value;
+  for (const hit of siteHits(kind, field, value)) {
+    const next = replace(hit);
+    if (next === undefined) continue;
+    out = setPath(out, hit.path, next);
+  }
+  return out;
+}
+
+function setPath(value: unknown, path: ReadonlyArray<string | number>, next: unknown): unknown {
+  if (path.length === 0) return next;
+  const [head, ...rest] = path as [string | number, ...Array<string | number>];
+  if (Array.isArray(value) && typeof head === 'number') {
+    const copy = [...value];
+    copy[head] = setPath(value[head], rest, next);
+    return copy;
+  }
+  if (isObj(value)) return { ...value, [head]: setPath(value[head], rest, next) };
+  return value;
+}
