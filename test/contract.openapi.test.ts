@@ -7,48 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { inProcessSandbox, stopAllSandboxes, api } from './support/sandbox.js';
 import { validateRequest, validateResponse } from './support/openapi.js';
 import { ORG, config, workspace, type Workspace } from './support/workspace.js';
+import { TOLERATED } from './support/openapi-tolerated.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 
 interface Exchange { method: string; path: string; requestBody: unknown; status: number; responseBody: unknown; fromCli: boolean }
-
-/**
- * Differences between the real API's document and what hogsync or the sandbox do on purpose,
- * each with its reason. A problem is tolerated only when its text matches one of these.
- * (The user_blast_radius body carries `key`, so it also satisfies the document's FeatureFlag
- * schema, and a role's feature_flags_access_level is an extra property the document allows.)
- */
-const TOLERATED: Array<{ where: RegExp; problem: RegExp; reason: string }> = [
-  {
-    where: /^GET \/api\/(organizations\/[^/]+\/projects\/\d+\/(global_)?access_controls\/|projects\/)$/,
-    problem: /no path of the OpenAPI document matches/,
-    reason: 'endpoints of api-reference.md (access_controls, global_access_controls) and of PRODUCT.md (GET /api/projects/) that the document subset leaves out',
-  },
-  {
-    where: /^GET \/api\/projects\/\d+\/activity_log\/$/,
-    problem: /no path of the OpenAPI document matches/,
-    reason: 'the activity log endpoint of PRODUCT.md ("Real-API behaviour", activity logs), which the document subset leaves out',
-  },
-  {
-    where: /^GET \/api\/organizations\/[^/]+\/proxy_records\/$/,
-    problem: /must have required property 'count'/,
-    reason: 'the real view answers its own one-page list {results, max_proxy_records} (posthog/api/proxy_record.py), not the paginated shape drf-spectacular documents',
-  },
-  {
-    where: /^(POST|DELETE) \/api\/organizations\/[^/]+\/proxy_records\//,
-    problem: /status 200 is not documented/,
-    reason: 'the real view answers create with 200 and delete with 200 {"success": true} (posthog/api/proxy_record.py); the document says 201 and 204',
-  },
-  {
-    where: /^GET \/api\/projects\/\d+\/feature_flags\/$/,
-    problem: /^unknown query parameter archived$/,
-    reason: 'PRODUCT.md: the flag list leaves archived flags out unless the request names `archived` (?archived=true lists them); the document subset predates the parameter',
-  },
-  {
-    where: /./,
-    problem: /status (4\d\d) is not documented/,
-    reason: 'the document lists success statuses only; error bodies are checked below against the API error shape {type, code, detail, attr}',
-  },
-];
 
 function untolerated(exchange: Exchange, problems: string[]): string[] {
   const where = `${exchange.method} ${exchange.path.split('?')[0]}`;

@@ -9,6 +9,10 @@ import { join } from 'node:path';
 import { api, inProcessSandbox, stopAllSandboxes, type Api } from './support/sandbox.js';
 import { stateFromSeed, type SeedDocument } from '../src/sandbox/seed.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
+import { loadSandboxModels } from '../src/sandbox/models.js';
+
+// stateFromSeed reads the kinds' sandbox models, which the sandbox loads at start.
+beforeAll(loadSandboxModels);
 
 const ORG = '0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f';
 const OTHER_ORG = '0190d1c4-6a1e-7c3d-8e4f-aaaaaaaaaaaa';

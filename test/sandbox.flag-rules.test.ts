@@ -2,10 +2,14 @@
 // approvals): filters rewritten and merged on every write, tags tagified, encrypted payloads,
 // archived flags, dependencies and the refusals they cause, optimistic concurrency by version,
 // approval-gated changes, hidden keys and the 2000-flag limit.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, beforeAll } from 'vitest';
 import type { SeedDocument } from '../src/sandbox/seed.js';
 import { stateFromSeed } from '../src/sandbox/seed.js';
 import { api, DEFAULT_ORG, inProcessSandbox, stopAllSandboxes, type Api } from './support/sandbox.js';
+import { loadSandboxModels } from '../src/sandbox/models.js';
+
+// stateFromSeed reads the kinds' sandbox models, which the sandbox loads at start.
+beforeAll(loadSandboxModels);
 
 type Rec = Record<string, unknown>;
 interface Page { count: number; results: Rec[] }

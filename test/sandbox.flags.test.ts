@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { evaluateFlag, flagHash, type Person as SandboxPerson } from '../src/sandbox/blast.js';
+import { evaluateFlag, flagHash, type Person as SandboxPerson } from '../src/resources/feature_flag/sandbox-blast.js';
 import { api, inProcessSandbox, SEED_EXAMPLE, stopAllSandboxes, type Api } from './support/sandbox.js';
 import { schemaErrors } from './support/openapi.js';
 

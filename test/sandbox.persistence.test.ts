@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultState } from '../src/sandbox/defaults.js';
-import { createRole } from '../src/sandbox/model/roles.js';
+import { createRole } from '../src/resources/role/sandbox.js';
 import { SandboxStore } from '../src/sandbox/store.js';
 import { runCli } from './support/cli.js';
 import { api, DEFAULT_ORG, inProcessSandbox, SEED_EXAMPLE, spawnSandbox, stopAllSandboxes } from './support/sandbox.js';

@@ -2,9 +2,13 @@
 // both rate-limit windows, asynchronous project deletion, names the API trims and keeps unique,
 // values it drops, merges or refuses, fields a newer API version no longer stores, the admin
 // level of the key's user, keys limited to projects, and organizations that refuse personal keys.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, beforeAll } from 'vitest';
 import { SeedError, stateFromSeed } from '../src/sandbox/seed.js';
 import { api, DEFAULT_ORG, inProcessSandbox, spawnSandbox, stopAllSandboxes } from './support/sandbox.js';
+import { loadSandboxModels } from '../src/sandbox/models.js';
+
+// stateFromSeed reads the kinds' sandbox models, which the sandbox loads at start.
+beforeAll(loadSandboxModels);
 
 type Rec = Record<string, unknown>;
 const ORG = DEFAULT_ORG;

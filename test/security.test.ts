@@ -8,7 +8,8 @@ import { networkInterfaces } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { ROUTES } from '../src/sandbox/routes/index.js';
+import { sandboxRoutes } from '../src/sandbox/routes/index.js';
+import { loadSandboxModels } from '../src/sandbox/models.js';
 import { NO_PERSONAL_KEYS } from '../src/sandbox/router.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 import type { SeedDocument } from '../src/sandbox/seed.js';
@@ -157,8 +158,8 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
   });
   afterAll(stopAllSandboxes);
 
-  it('the list covers every route and method the sandbox serves, with the scope it requires', () => {
-    const served = ROUTES.flatMap((r) => Object.entries(r.methods).map(([method, m]) => `${method} ${r.pattern} ${m?.scope}`)).sort();
+  it('the list covers every route and method the sandbox serves, with the scope it requires', async () => {
+    const served = sandboxRoutes(await loadSandboxModels()).flatMap((r) => Object.entries(r.methods).map(([method, m]) => `${method} ${r.pattern} ${m?.scope}`)).sort();
     const listed = ENDPOINTS.map((e) => `${e.method} ${e.pattern} ${e.scope}`).sort();
     expect(listed).toEqual(served);
   });

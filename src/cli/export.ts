@@ -5,7 +5,7 @@ import { exportWorkspace } from '../usecases/export.js';
 import { printable } from '../util/printable.js';
 import { writeOutFile } from '../util/out-file.js';
 import { terminalObserver } from './context.js';
-import { apiSettings, organizationOption, projectOptions } from './options.js';
+import { apiSettings, kindOptions, organizationOption, projectOptions } from './options.js';
 
 function plural(n: number, kind: string): string {
   const name = kind.replace(/_/g, ' ');
@@ -17,7 +17,8 @@ export async function run(_args: string[], opts: Record<string, unknown>): Promi
   const projects = projectOptions(opts.project);
   const settings = apiSettings(opts);
   const out = typeof opts.out === 'string' ? opts.out : undefined;
-  const result = await exportWorkspace({ organization, projects, shared: opts.shared === true, allFields: opts.allFields === true, outFile: out },
+  const kinds = kindOptions(opts.kind);
+  const result = await exportWorkspace({ organization, projects, shared: opts.shared === true, allFields: opts.allFields === true, outFile: out, kinds },
     settings, terminalObserver(opts));
   if (out) await writeOutFile(out, result.text);
   else process.stdout.write(result.text);

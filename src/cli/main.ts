@@ -138,6 +138,7 @@ Examples:
     .description('write the live workspace as configuration YAML')
     .requiredOption('--organization <id>', 'organization id to export')
     .option('--project <id>', 'export only this project (repeatable)', collect, [])
+    .option('--kind <key>', 'export only this kind, by its key in the files (repeatable): projects, roles, feature_flags, event_definitions, …', collect, [])
     .option('--out <file>', 'write to a file instead of stdout')
     .option('--shared', 'declare flags that several projects hold once, at the top level, with per-project overrides')
     .option('--all-fields', 'also write fields that are web-app state (onboarding progress, primary dashboard, …)')
@@ -146,6 +147,7 @@ Examples:
   $ hogsync export --organization 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f --out hogsync.yaml
   $ hogsync export --organization 0190d1c4-… --project 12345 --project 12346
   $ hogsync export --organization 0190d1c4-… --all-fields --out everything.yaml
+  $ hogsync export --organization 0190d1c4-… --kind feature_flags --kind event_definitions
   $ hogsync export --organization 0190d1c4-… --project 2001 --project 2002 --project 2003 --shared`)
     .action(verb('export'));
 

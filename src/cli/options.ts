@@ -2,6 +2,7 @@
 // the program and for each verb), the API settings from flags and environment, and one
 // parser for numbers, so every bad value gets the same kind of one-line error.
 import type { Command } from 'commander';
+import { KINDS } from '../resources/registry.js';
 import { HogsyncError } from '../errors.js';
 import { DEFAULT_MAX_DELETE_PERCENT } from '../plan/limits.js';
 import type { SafetyOptions } from '../plan/safety.js';
@@ -108,6 +109,16 @@ export function organizationOption(raw: unknown): string {
 export function projectOptions(raw: unknown): number[] {
   const list = Array.isArray(raw) ? raw : [];
   return [...new Set(list.map((v) => positiveInt(v, '--project')))].sort((a, b) => a - b);
+}
+
+/** Repeated `--kind KEY` (the configuration's keys: projects, feature_flags, …), each once, checked against the kinds. */
+export function kindOptions(raw: unknown): string[] {
+  const list = Array.isArray(raw) ? raw.map(String) : [];
+  const known = KINDS.map((k) => k.configKey);
+  for (const key of list) {
+    if (!known.includes(key)) throw new HogsyncError('usage', `--kind takes a key of the configuration: ${known.join(', ')}; got ${JSON.stringify(key)}`);
+  }
+  return [...new Set(list)];
 }
 
 /** An optional number of the sandbox (absent: 0). */

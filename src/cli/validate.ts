@@ -7,10 +7,11 @@ import { plural } from '../config/problems.js';
 import { KINDS } from '../resources/registry.js';
 import { printable } from '../util/printable.js';
 
+/** `N files valid: 1 organization, 2 projects, …`: the kinds the files declare (a workspace has about thirty). */
 export function summarize(state: DesiredState): string {
-  const counts = KINDS.map((kind) => {
+  const counts = KINDS.flatMap((kind) => {
     const n = state.organizations.reduce((sum, org) => sum + org.items.filter((i) => i.kind === kind.name).length, 0);
-    return plural(n, kind.name.replace(/_/g, ' '));
+    return n > 0 ? [plural(n, kind.name.replace(/_/g, ' '))] : [];
   });
   return `${plural(state.sources.length, 'file')} valid: ${[plural(state.organizations.length, 'organization'), ...counts].join(', ')}`;
 }

@@ -28,6 +28,8 @@ export interface ExportOptions {
   kinds?: Kinds;
   /** Declare items several projects hold once, at the organization level (`export --shared`). */
   shared?: boolean;
+  /** The kinds to write (`--kind`); the parents that hold them are written as references (identity only). Default: every kind read. */
+  selected?: Kinds;
 }
 
 export interface ExportVariable { name: string; address: string; field: string }
@@ -73,9 +75,9 @@ function byIdentity(kind: ResourceKind): (a: LiveRecord, b: LiveRecord) => numbe
   };
 }
 
-function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kinds, allFields: boolean): Entry[] {
+function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kinds, allFields: boolean, selected: ReadonlySet<string>): Entry[] {
   const records = (live.find(kind, scope) ?? []).filter((r) => !kind.isGone(r)).sort(byIdentity(kind));
-  return records.map((record) => {
+  const entries = records.map((record) => {
     // A text identity is written in its canonical form (a live `E.Example.com.` as
     // `e.example.com`): the same item, and valid in a file where the API's spelling may not be.
     const raw = record[kind.identityField];
@@ -83,7 +85,7 @@ function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kin
     const identity = typeof raw === 'string' ? display : raw;
     const key = keyInScope(scope, display);
     const data: Record<string, unknown> = { [kind.identityField]: identity };
-    for (const field of Object.keys(kind.fields)) {
+    for (const field of selected.has(kind.name) ? Object.keys(kind.fields) : []) {
       // A field the API does not send (an older or newer API version) is not declared at all.
       if (field === kind.identityField || record[field] === undefined) continue;
       // Web-app state (onboarding progress, the dashboard it opens) is not configuration.
@@ -92,10 +94,15 @@ function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kin
       if (kind.fields[field]?.deprecated !== undefined) continue;
       data[field] = exportedValue(kind, field, record[field]);
     }
+    const childScope: Scope = kind.projectKind
+      ? { organization: scope.organization, project: Number(kind.liveId(record)) }
+      : { organization: scope.organization, project: scope.project, parent: { kind: kind.name, key: display, id: kind.liveId(record) } };
     const children = kinds.filter((c) => c.parent === kind.name)
-      .map((child) => ({ kind: child, entries: entriesOf(live, child, { organization: scope.organization, project: Number(kind.liveId(record)) }, kinds, allFields) }));
+      .map((child) => ({ kind: child, entries: entriesOf(live, child, childScope, kinds, allFields, selected) }));
     return { kind, record, address: addressOf(kind.name, scope.organization, key), key, data, children, notes: [], dropped: false, secrets: [] };
   });
+  // A kind not asked for holds the asked-for kinds: written as references, only where it holds some.
+  return selected.has(kind.name) ? entries : entries.filter((e) => e.children.some((g) => g.entries.length > 0));
 }
 
 /** The document, built from every entry not dropped, and where each entry sits in it. */
@@ -183,12 +190,13 @@ function allEntries(groups: Group[]): Entry[] {
 export function exportDocument(live: LiveState, options: ExportOptions): ExportResult {
   const { organization } = options;
   const kinds = options.kinds ?? KINDS;
+  const selected = new Set((options.selected ?? kinds.filter((k) => k.exportedByDefault !== false)).map((k) => k.name));
   const groups: Group[] = kinds.filter((k) => k.parent === 'organization')
-    .map((kind) => ({ kind, entries: entriesOf(live, kind, { organization, project: null }, kinds, options.allFields === true) }));
+    .map((kind) => ({ kind, entries: entriesOf(live, kind, { organization, project: null }, kinds, options.allFields === true, selected) }));
   dropInvalid(organization, groups, options.validate);
   // Counted as items (one flag per project), before --shared declares some of them once.
   const exported = allEntries(groups);
-  const counts = kinds.map((kind) => ({ kind: kind.name, count: exported.filter((e) => e.kind === kind && !e.dropped).length }));
+  const counts = kinds.filter((kind) => selected.has(kind.name)).map((kind) => ({ kind: kind.name, count: exported.filter((e) => e.kind === kind && !e.dropped).length }));
   const shared = options.shared
     ? shareChildren(groups, organization, (base, from) => ({ ...base, record: from.record, children: [], secrets: [] }), kinds)
     : [];

@@ -5,6 +5,7 @@
 // in the kind's own module. A kind module is data plus a few small functions; adding a kind
 // is one module and one line in src/resources/registry.ts.
 import type { ActivitySpec, DescribeContext, DescribedLine } from './describe.js';
+import type { SandboxModel } from '../sandbox/kind-model.js';
 
 export type { ActivitySpec, DescribeContext, DescribedLine } from './describe.js';
 
@@ -197,6 +198,10 @@ export interface ResourceKind {
   readonly canDelete?: boolean;
   /** False: live items no file declares are not listed as unmanaged (a project's thousands of event definitions). */
   readonly listsUnmanaged?: boolean;
+  /** False: `export` writes the kind only when `--kind` names it (reading it means reading every item). */
+  readonly exportedByDefault?: boolean;
+  /** Which live items `export` writes (default every one): event definitions that say something. */
+  exportable?(record: LiveRecord): boolean;
   /**
    * The API does not keep identities unique (cohort names): two live items may match one
    * declared identity, which is then a plan error, and the file pins one with `id:` (an id always
@@ -214,6 +219,8 @@ export interface ResourceKind {
   readonly renamable?: boolean;
   /** A delete of this kind is refused unless the command line names the item (`--allow-delete KIND/KEY`). */
   readonly deleteNeedsAllow?: boolean;
+  /** Its model in the sandbox, declared beside it and loaded only by the sandbox (src/sandbox/models.ts). */
+  readonly sandbox?: () => Promise<{ model: SandboxModel }>;
   /** Managed fields (everything writable but the identity), usually from the JSON Schema. */
   readonly fields: Readonly<Record<string, FieldSpec>>;
   /**

@@ -7,9 +7,10 @@ import { project } from './project/kind.js';
 import { proxyRecord } from './proxy_record/kind.js';
 import { role } from './role/kind.js';
 import { featureFlag } from './feature_flag/kind.js';
+import { eventDefinition } from './event_definition/kind.js';
 
 /** In the order plans list them and apply creates them; parents before their children. */
-export const KINDS: readonly ResourceKind[] = [project, proxyRecord, role, featureFlag];
+export const KINDS: readonly ResourceKind[] = [project, proxyRecord, role, featureFlag, eventDefinition];
 
 export type Kinds = readonly ResourceKind[];
 

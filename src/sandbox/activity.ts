@@ -1,13 +1,16 @@
 // Activity logs, kept as the real API keeps them: every committed write records who changed
 // which fields of which item, found by comparing the records a write touched before and after
-// it (so no handler logs anything itself). What each collection logs is declared below:
-// projects under `Team` (settings) and `Project` (their own name and description), flags under
-// `FeatureFlag`, roles under `Role` (organization entries, shown in every project's log).
+// it (so no handler logs anything itself). What each kind logs is declared by its sandbox
+// model (ActivityModel, beside the kind): projects under `Team` (settings) and `Project` (their
+// own name and description), flags under `FeatureFlag`, roles under `Role` (organization
+// entries, shown in every project's log), and so on.
 // Served by GET /api/projects/:project/activity_log/ (routes/activity-log.ts).
 import { ApiError, notFound } from './errors.js';
 import { nowIso, uuidv7 } from './ids.js';
 import { clone, type Json, type JsonObject } from './json.js';
 import type { ActivityEntryState, ApiKeyState, ProjectState, SandboxState, UserBasic } from './state.js';
+import { recordsOf, type SandboxModel } from './kind-model.js';
+import { sandboxModels } from './models.js';
 
 /** Who a write is made by, and when (the web-edit endpoint may date it in the past). */
 export interface Actor { user: number | null; at?: string }
@@ -41,54 +44,43 @@ interface Tracked {
 }
 
 const BOOKKEEPING = ['id', 'created_at', 'created_by', 'updated_at', 'last_modified_by', 'version'];
-/** A project's own fields; its other fields are its (environment's) settings, logged under Team. */
-const PROJECT_FIELDS = new Set(['name', 'product_description', 'is_pending_deletion']);
-const MASK = '********';
 
-const paramId = (raw: string | undefined): number | undefined => (raw !== undefined && /^\d{1,15}$/.test(raw) ? Number(raw) : undefined);
+const trackedByModels = new WeakMap<readonly SandboxModel[], Tracked[]>();
 
-const TRACKED: readonly Tracked[] = [
-  {
-    records: (s) => s.projects,
-    touches: (p, params) => p.id === paramId(params.id) || p.id === paramId(params.project),
-    ignored: new Set([...BOOKKEEPING, 'organization', 'uuid', 'api_token', 'live_events_token', 'secret_api_token',
-      'secret_api_token_backup', 'effective_membership_level', 'has_group_types', 'group_types', 'product_intents']),
-    scopeOf: (field) => (PROJECT_FIELDS.has(field) ? 'Project' : 'Team'),
-    itemScope: 'Project',
-    deletedFlag: 'is_pending_deletion',
-    where: (_s, p) => ({ organization: p.organization as string, team: p.id as number }),
-    name: (p) => String(p.name),
-  },
-  {
-    records: (s) => s.feature_flags,
-    touches: (f, params) => f.id === paramId(params.id) && f.project === paramId(params.project),
-    ignored: new Set([...BOOKKEEPING, 'project', 'usage_dashboard']),
-    scopeOf: () => 'FeatureFlag',
-    itemScope: 'FeatureFlag',
-    deletedFlag: 'deleted',
-    where: (s, f) => {
-      const project = s.projects.find((p) => p.id === f.project);
-      return project ? { organization: project.organization, team: project.id } : undefined;
-    },
-    name: (f) => String(f.key),
-    // Encrypted payloads are secrets: the log never holds them.
-    logged: (f, field, value) => {
-      if (field !== 'filters' || f.has_encrypted_payloads !== true || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-      const payloads = value.payloads;
-      if (payloads === null || typeof payloads !== 'object' || Array.isArray(payloads)) return value;
-      return { ...value, payloads: Object.fromEntries(Object.keys(payloads).map((k) => [k, MASK])) };
-    },
-  },
-  {
-    records: (s) => s.roles,
-    touches: (r, params) => r.id === params.id,
-    ignored: new Set([...BOOKKEEPING, 'organization', 'members', 'is_default']),
-    scopeOf: () => 'Role',
-    itemScope: 'Role',
-    where: (_s, r) => ({ organization: r.organization as string, team: null }),
-    name: (r) => String(r.name),
-  },
-];
+/** What each kind's model logs (ActivityModel), as the recorder reads it. */
+function trackedOf(models: readonly SandboxModel[]): Tracked[] {
+  let tracked = trackedByModels.get(models);
+  if (tracked) return tracked;
+  tracked = models.flatMap((model): Tracked[] => {
+    const activity = model.activity;
+    if (!activity) return [];
+    const parent = model.parent;
+    const touchParams = activity.touchParams ?? ['id'];
+    return [{
+      records: (state) => recordsOf(state, model),
+      touches: (record, params) => touchParams.some((p) => params[p] !== undefined && String(record.id) === params[p])
+        && (parent !== 'project' || params.project === undefined || String(record.project) === params.project),
+      ignored: new Set([...BOOKKEEPING, ...(activity.ignored ?? [])]),
+      scopeOf: activity.scopeOf ?? (() => activity.scope),
+      itemScope: activity.scope,
+      ...(activity.deletedFlag ?? model.softDelete ? { deletedFlag: (activity.deletedFlag ?? model.softDelete) as string } : {}),
+      where: (state, record) => {
+        if (activity.self) return { organization: String(record.organization), team: record.id as number };
+        if (parent === 'project') {
+          const project = state.projects.find((p) => p.id === record.project);
+          return project ? { organization: project.organization, team: project.id } : undefined;
+        }
+        if (parent === 'organization') return { organization: String(record.organization), team: null };
+        const holder = recordsOf(state, { collection: parent.collection }).find((r) => r.id === record[parent.field]);
+        return holder ? { organization: String(holder.organization), team: null } : undefined;
+      },
+      name: activity.name,
+      ...(activity.logged ? { logged: activity.logged } : {}),
+    }];
+  });
+  trackedByModels.set(models, tracked);
+  return tracked;
+}
 
 /** Fills what a state file written before activity logs lacks. */
 export function withActivityDefaults(state: SandboxState): SandboxState {
@@ -120,7 +112,7 @@ interface Before {
 }
 
 function capture(state: SandboxState, params: Record<string, string>): Before[] {
-  return TRACKED.map((tracked) => {
+  return trackedOf(sandboxModels()).map((tracked) => {
     const array = tracked.records(state);
     const copies = new Map<JsonObject, JsonObject>();
     for (const record of array) if (tracked.touches(record, params)) copies.set(record, clone(record));

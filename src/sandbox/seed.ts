@@ -9,12 +9,10 @@ import { emptyState, FIRST_PROJECT_ID } from './defaults.js';
 import { ApiError } from './errors.js';
 import { isUuid, uuidv7 } from './ids.js';
 import { isObject, type Json, type JsonObject } from './json.js';
-import { seedApprovals } from './model/change-requests.js';
-import { seedFlag } from './model/feature-flags.js';
-import { applyProjectPatch, newProjectFor, PROJECT_RULES, validateProjectPatch } from './model/projects.js';
-import { createProxyRecord, PROXY_STATUSES } from './model/proxy-records.js';
-import { createRole } from './model/roles.js';
-import { ALL_SCOPES, LEVELS, type ApiKeyState, type LevelName, type OrganizationState, type SandboxState } from './state.js';
+import { applyProjectPatch, newProjectFor, PROJECT_RULES, validateProjectPatch } from '../resources/project/sandbox.js';
+import { sandboxModels } from './models.js';
+import { FEATURES } from './features.js';
+import { ALL_SCOPES, LEVELS, type ApiKeyState, type LevelName, type OrganizationState, type ProjectState, type SandboxState } from './state.js';
 
 export interface SeedPerson { distinct_id: string; properties?: JsonObject }
 export interface SeedProject {
@@ -34,6 +32,8 @@ export interface SeedOrganization {
   max_proxy_records?: number;
   /** false: keys of users below admin are refused in this organization (default true). */
   members_can_use_personal_api_keys?: boolean;
+  /** The features of the organization's plan (default: every feature). */
+  features?: string[];
   projects?: SeedProject[];
   proxy_records?: SeedProxyRecord[];
   roles?: SeedRole[];
@@ -88,24 +88,41 @@ export async function loadSeedFile(path: string): Promise<unknown> {
   }
 }
 
-function list(value: unknown, where: string, fail: (where: string, msg: string) => never): JsonObject[] {
+export type SeedFail = (where: string, msg: string) => never;
+
+/** A seed section that is a list of mappings (absent: none). */
+export function seedList(value: unknown, where: string, fail: SeedFail): JsonObject[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value) || !value.every(isObject)) fail(where, 'must be a list of mappings');
   return value as JsonObject[];
+}
+const list = seedList;
+
+/** Runs an API-level operation of a seed, turning its 400 into a seed error at `where`. */
+export function seedApply<T>(where: string, fail: SeedFail, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof ApiError) return fail(err.body.attr ? `${where}.${err.body.attr}` : where, err.body.detail);
+    throw err;
+  }
+}
+
+/** The id of the seed user (or the sandbox user) with this email; a seed error otherwise. */
+export function seedUserByEmail(state: SandboxState, email: unknown, where: string, fail: SeedFail): number {
+  const found = typeof email === 'string' ? [state.user, ...state.users].find((u) => u.email.toLowerCase() === email.toLowerCase()) : undefined;
+  if (!found) return fail(where, `unknown user ${JSON.stringify(email)} (name it under users)`);
+  return found.id;
 }
 
 /** Builds a sandbox state from a parsed seed document; `source` names it in errors. */
 export function stateFromSeed(doc: unknown, source: string): SandboxState {
   const fail = (where: string, msg: string): never => { throw new SeedError(source, where, msg); };
-  /** Runs an API-level operation, turning its 400 into a seed error at `where`. */
-  const apply = <T>(where: string, fn: () => T): T => {
-    try {
-      return fn();
-    } catch (err) {
-      if (err instanceof ApiError) return fail(err.body.attr ? `${where}.${err.body.attr}` : where, err.body.detail);
-      throw err;
-    }
-  };
+  const apply = <T>(where: string, fn: () => T): T => seedApply(where, fail, fn);
+  // Each kind's model seeds its own section, under an organization or a project.
+  const sections = sandboxModels().flatMap((m) => m.seeds ?? []);
+  const orgSections = sections.filter((x) => x.at === 'organization');
+  const projectSections = sections.filter((x) => x.at === 'project');
   if (doc === null || doc === undefined) doc = {};
   if (!isObject(doc)) return fail('', 'must be a mapping with `organizations` (and optionally `users`, `keys`, `api_version`)');
   const TOP = ['api_version', 'users', 'organizations', 'keys'];
@@ -147,15 +164,11 @@ export function stateFromSeed(doc: unknown, source: string): SandboxState {
     if (level !== 'owner') (state.user_levels ??= {})[String(id)] = LEVELS[level as LevelName];
     userKeys.push({ list: list(u.keys, `${uat}.keys`, fail), at: `${uat}.keys`, id, email });
   }
-  const userByEmail = (email: unknown, where: string): number => {
-    const found = typeof email === 'string' ? [state.user, ...state.users].find((u) => u.email.toLowerCase() === email.toLowerCase()) : undefined;
-    if (!found) return fail(where, `unknown user ${JSON.stringify(email)} (name it under users)`);
-    return found.id;
-  };
 
+  const projectsToSeed: Array<{ project: ProjectState; sections: Record<string, unknown>; at: string }> = [];
   for (const [oi, org] of list(doc.organizations, 'organizations', fail).entries()) {
     const at = `organizations[${oi}]`;
-    const ORG_KEYS = ['id', 'name', 'max_proxy_records', 'members_can_use_personal_api_keys', 'projects', 'proxy_records', 'roles'];
+    const ORG_KEYS = ['id', 'name', 'max_proxy_records', 'members_can_use_personal_api_keys', 'features', 'projects', ...orgSections.map((x) => x.key)];
     for (const k of Object.keys(org)) {
       if (!ORG_KEYS.includes(k)) fail(`${at}.${k}`, `unknown key (expected ${ORG_KEYS.join(', ')})`);
     }
@@ -175,11 +188,19 @@ export function stateFromSeed(doc: unknown, source: string): SandboxState {
       if (typeof org.members_can_use_personal_api_keys !== 'boolean') fail(`${at}.members_can_use_personal_api_keys`, 'must be true or false');
       orgState.members_can_use_personal_api_keys = org.members_can_use_personal_api_keys as boolean;
     }
+    if (org.features !== undefined) {
+      if (!Array.isArray(org.features) || !org.features.every((f) => typeof f === 'string' && (FEATURES as readonly string[]).includes(f))) {
+        fail(`${at}.features`, `must be a list of: ${FEATURES.join(', ')}`);
+      }
+      orgState.features = org.features as string[];
+    }
     state.organizations.push(orgState);
 
     for (const [pi, p] of list(org.projects, `${at}.projects`, fail).entries()) {
       const pat = `${at}.projects[${pi}]`;
-      const { id: rawId, feature_flags: flags, persons, flag_approvals: approvals, ...fields } = p;
+      const own = Object.fromEntries(projectSections.map((x) => [x.key, p[x.key]]));
+      const { id: rawId, ...rest } = p;
+      const fields = Object.fromEntries(Object.entries(rest).filter(([k]) => !(k in own)));
       for (const k of Object.keys(fields)) if (!(k in PROJECT_RULES)) fail(`${pat}.${k}`, 'not a writable project field');
       if (rawId !== undefined && (typeof rawId !== 'number' || !Number.isInteger(rawId) || rawId < 1)) fail(`${pat}.id`, 'must be a positive integer');
       while (rawId === undefined && usedProjectIds.has(nextProjectId)) nextProjectId++;
@@ -195,41 +216,16 @@ export function stateFromSeed(doc: unknown, source: string): SandboxState {
       }
       applyProjectPatch(state, project, apply(pat, () => validateProjectPatch(writable)));
       state.projects.push(project);
-      const approvalsError = seedApprovals(state, projectId, approvals);
-      if (approvalsError) fail(`${pat}.flag_approvals`, approvalsError);
-
-      const keys = new Set<string>();
-      for (const [fi, flag] of list(flags, `${pat}.feature_flags`, fail).entries()) {
-        const created = apply(`${pat}.feature_flags[${fi}]`, () => seedFlag(state, projectId, flag, (k) => keys.has(k)));
-        if (!created.deleted) keys.add(created.key);
-      }
-      const seen = new Set<string>();
-      for (const [xi, person] of list(persons, `${pat}.persons`, fail).entries()) {
-        const xat = `${pat}.persons[${xi}]`;
-        if (typeof person.distinct_id !== 'string' || person.distinct_id === '') fail(`${xat}.distinct_id`, 'must be a non-empty string');
-        const distinctId = person.distinct_id as string;
-        if (seen.has(distinctId)) fail(`${xat}.distinct_id`, `duplicate person ${distinctId}`);
-        seen.add(distinctId);
-        if (person.properties !== undefined && !isObject(person.properties)) fail(`${xat}.properties`, 'must be a mapping');
-        state.persons.push({ project: projectId, distinct_id: distinctId, properties: (person.properties as JsonObject | undefined) ?? {} });
+      projectsToSeed.push({ project, sections: own, at: pat });
+    }
+    // Each kind's sections, in registry order, once every project exists (a flag may name another project's items).
+    for (const { project, sections: own, at: pat } of projectsToSeed.splice(0)) {
+      for (const section of projectSections) {
+        if (own[section.key] !== undefined) section.apply(state, { organization: orgState, project: project as ProjectState }, own[section.key], `${pat}.${section.key}`, fail);
       }
     }
-
-    for (const [ri, record] of list(org.proxy_records, `${at}.proxy_records`, fail).entries()) {
-      const rat = `${at}.proxy_records[${ri}]`;
-      const status = record.status ?? 'waiting';
-      if (typeof status !== 'string' || !(PROXY_STATUSES as readonly string[]).includes(status)) fail(`${rat}.status`, `must be one of ${PROXY_STATUSES.join(', ')}`);
-      const message = record.message ?? null;
-      if (message !== null && typeof message !== 'string') fail(`${rat}.message`, 'must be a string or null');
-      apply(rat, () => createProxyRecord(state, orgState, record, { status: status as string, message: message as string | null, ignoreLimit: true }));
-    }
-
-    for (const [ri, role] of list(org.roles, `${at}.roles`, fail).entries()) {
-      const rat = `${at}.roles[${ri}]`;
-      const { members, ...fields } = role;
-      if (members !== undefined && (!Array.isArray(members) || !members.every((m) => typeof m === 'string'))) fail(`${rat}.members`, 'must be a list of user emails');
-      const memberIds = ((members ?? []) as string[]).map((m, mi) => userByEmail(m, `${rat}.members[${mi}]`));
-      apply(rat, () => createRole(state, orgId, fields, memberIds));
+    for (const section of orgSections) {
+      if (org[section.key] !== undefined) section.apply(state, { organization: orgState }, org[section.key], `${at}.${section.key}`, fail);
     }
   }
 

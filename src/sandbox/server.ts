@@ -10,9 +10,8 @@ import { FAULT_BODIES, FaultInjector } from './faults.js';
 import { parseJsonObject, readBody, sendJson } from './http.js';
 import { handleInternal, INTERNAL_PREFIX } from './internal.js';
 import { dispatch, matchRoute } from './router.js';
-import { purgeProjects } from './model/projects.js';
-import { purgeProxyRecords } from './model/proxy-records.js';
-import { ROUTES } from './routes/index.js';
+import { loadSandboxModels } from './models.js';
+import { sandboxRoutes } from './routes/index.js';
 import { loadSeedFile, stateFromSeed, type SeedDocument } from './seed.js';
 import type { SandboxState } from './state.js';
 import { countRequest, emptyStats, type Stats } from './stats.js';
@@ -97,12 +96,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
   });
   const deletionDelayMs = checkNumber('deletion delay', opts.deletionDelaySeconds, 0, 86_400) * 1000;
 
+  const models = await loadSandboxModels();
+  const routes = sandboxRoutes(models);
   const { state, origin } = await initialState(opts);
   const store = new SandboxStore(state, opts.statePath);
   store.deletionDelayMs = deletionDelayMs;
   store.maintain = (s, now) => {
-    purgeProxyRecords(s, now);
-    purgeProjects(s, now);
+    for (const model of models) model.maintain?.(s, now);
   };
   // A state file exists from the first moment on, so a restart finds the same keys and ids.
   if (opts.statePath) {
@@ -134,7 +134,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     }
     if ((url.pathname === WEB_EDIT_PATH || `${url.pathname}/` === WEB_EDIT_PATH) && method === 'POST') {
       try {
-        const reply = await webEdit(parseJsonObject(await readBody(req), req.headers['content-type']), url, store);
+        const reply = await webEdit(parseJsonObject(await readBody(req), req.headers['content-type']), url, store, routes);
         sendJson(res, reply.status, reply.body);
       } catch (err) {
         const e = err instanceof ApiError ? err : serverError();
@@ -147,7 +147,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
       handleInternal(method, url, stats, store.clock, res);
       return;
     }
-    const match = matchRoute(ROUTES, url.pathname);
+    const match = matchRoute(routes, url.pathname);
     countRequest(stats, `${method} ${match ? match.route.pattern : '(unknown route)'}`);
     let outcome = '';
     try {

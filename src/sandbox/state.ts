@@ -23,6 +23,8 @@ export type OrganizationState = JsonObject & {
   max_proxy_records?: number;
   /** false: keys of members below admin are refused (the organization setting `members_can_use_personal_api_keys`). */
   members_can_use_personal_api_keys?: boolean;
+  /** The features of its plan (src/sandbox/features.ts); absent = every feature. */
+  features?: string[];
 };
 
 /** Organization membership levels of the real API. */
@@ -113,11 +115,13 @@ export interface ChangeRequestState extends JsonObject {
 
 export interface PersonState extends JsonObject { project: number; distinct_id: string; properties: JsonObject }
 
-export type Scope = `${'project' | 'organization' | 'feature_flag' | 'activity_log'}:${'read' | 'write'}`;
-export const ALL_SCOPES: readonly Scope[] = [
-  'project:read', 'project:write', 'organization:read', 'organization:write', 'feature_flag:read', 'feature_flag:write',
-  'activity_log:read', 'activity_log:write',
-];
+/** Scope objects of personal API keys, as the real API names them (posthog/scopes.py, APIScopeObject). */
+export const SCOPE_OBJECTS = [
+  'project', 'organization', 'organization_member', 'feature_flag', 'activity_log', 'cohort', 'action', 'hog_function',
+  'event_definition', 'access_control', 'experiment', 'survey', 'early_access_feature',
+] as const;
+export type Scope = `${(typeof SCOPE_OBJECTS)[number]}:${'read' | 'write'}`;
+export const ALL_SCOPES: readonly Scope[] = SCOPE_OBJECTS.flatMap((o) => [`${o}:read` as Scope, `${o}:write` as Scope]);
 
 export type ApiKeyState = JsonObject & {
   key: string;

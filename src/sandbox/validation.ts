@@ -121,6 +121,15 @@ export function stringListRule(opts: Nullable & { itemMax?: number; itemNullable
 }
 
 /** Any JSON value (the API's untyped fields). */
+/** Tags as the real API stores them (tagify, TaggedItemSerializerMixin): trimmed, lower-cased, without duplicates, sorted by name. */
+export function tagsRule(): Rule {
+  const list = stringListRule();
+  return (value, attr) => {
+    const tags = list(value, attr) as string[];
+    return [...new Set(tags.map((t) => t.trim().toLowerCase()).filter((t) => t !== ''))].sort();
+  };
+}
+
 export function untypedRule(opts: Nullable = { nullable: true }): Rule {
   return (value, attr) => {
     if (guardNull(value, attr, opts)) return null;

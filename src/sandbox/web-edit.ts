@@ -9,15 +9,14 @@
 // the entry keeps its place in the log (the newest, when made last) whatever its date.
 import { validationError } from './errors.js';
 import { isObject, type JsonObject } from './json.js';
-import { dispatch, matchRoute, type Reply } from './router.js';
-import { ROUTES } from './routes/index.js';
+import { dispatch, matchRoute, type Reply, type Route } from './router.js';
 import type { SandboxStore } from './store.js';
 
 export const WEB_EDIT_PATH = '/_sandbox/web-edit/';
 
 const METHODS = ['POST', 'PATCH', 'PUT', 'DELETE'];
 
-export async function webEdit(body: JsonObject, base: URL, store: SandboxStore): Promise<Reply> {
+export async function webEdit(body: JsonObject, base: URL, store: SandboxStore, routes: readonly Route[]): Promise<Reply> {
   const { user, method, path, at } = body;
   if (typeof user !== 'string') throw validationError('user', 'The email of a sandbox user is required.', 'required');
   if (typeof method !== 'string' || !METHODS.includes(method.toUpperCase())) throw validationError('method', `method must be one of ${METHODS.join(', ')}.`, 'invalid');
@@ -28,7 +27,7 @@ export async function webEdit(body: JsonObject, base: URL, store: SandboxStore):
   if (!found) throw validationError('user', `No sandbox user has the email ${user}.`, 'invalid');
   const url = new URL(path, base);
   const requestBody = (body.body ?? {}) as JsonObject;
-  return dispatch(matchRoute(ROUTES, url.pathname), {
+  return dispatch(matchRoute(routes, url.pathname), {
     method: method.toUpperCase(), url, authorization: undefined, store, body: () => requestBody,
     session: {
       key: { key: '', label: `web UI session of ${found.email}`, scopes: ['*'], organizations: null, user: found.id },

@@ -9,14 +9,24 @@ import { KINDS, type Kinds } from '../resources/registry.js';
 import { mapLimit } from '../util/map-limit.js';
 import { getRecord, listRecords } from './live-state.js';
 
+/** The kinds `export` writes unless `--kind` names others: every kind but those read whole only on request. */
+export function defaultExportKinds(kinds: Kinds = KINDS): ResourceKind[] {
+  return kinds.filter((k) => k.exportedByDefault !== false);
+}
+
 /**
  * `named`: ids of items of the parent kind (the one top-level kind whose items hold other
  * kinds: projects) to export; none = every item of the organization.
  */
-export async function readWorkspace(api: ApiPort, organization: string, named: number[], parallelism: number, kinds: Kinds = KINDS): Promise<LiveState> {
+export async function readWorkspace(api: ApiPort, organization: string, named: number[], parallelism: number, kinds: Kinds = KINDS, selected: Kinds = defaultExportKinds(kinds)): Promise<LiveState> {
   const orgScope: Scope = { organization, project: null };
-  const top = kinds.filter((k) => k.parent === 'organization');
-  const filtered = named.length > 0 ? top.find((k) => kinds.some((c) => c.parent === k.name)) : undefined;
+  // The kinds asked for, and the parents that hold them (read to know where their children live).
+  const wanted = new Set(selected.map((k) => k.name));
+  for (const kind of selected) {
+    for (let p = kinds.find((k) => k.name === kind.parent); p; p = kinds.find((k) => k.name === p?.parent)) wanted.add(p.name);
+  }
+  const top = kinds.filter((k) => k.parent === 'organization' && wanted.has(k.name));
+  const filtered = named.length > 0 ? top.find((k) => k.projectKind) : undefined;
 
   // 1. Organization-level lists; for kinds read one by one, the list only names the items.
   const lists = await mapLimit(top, parallelism, async (kind) => (kind === filtered ? [] : listRecords(api, kind, orgScope)));
@@ -40,13 +50,21 @@ export async function readWorkspace(api: ApiPort, organization: string, named: n
 
   // 3. Child collections (feature flags) of every exported parent; a parent deleted since it
   // was listed has no collection any more.
-  const children = kinds.filter((k) => k.parent !== 'organization').flatMap((kind) => {
+  const children = kinds.filter((k) => k.parent !== 'organization' && wanted.has(k.name)).flatMap((kind) => {
     const parent = top.find((k) => k.name === kind.parent);
     if (!parent) throw new HogsyncError('internal', `no organization-level kind ${kind.parent} for ${kind.name}`);
-    const ids = (records.get(parent) ?? []).map((r) => Number(parent.liveId(r))).filter((id) => Number.isSafeInteger(id));
-    return ids.map((project) => ({ kind, scope: { organization, project } }));
+    return (records.get(parent) ?? []).flatMap((r): Array<{ kind: ResourceKind; scope: Scope }> => {
+      if (parent.projectKind) {
+        const project = Number(parent.liveId(r));
+        return Number.isSafeInteger(project) ? [{ kind, scope: { organization, project } }] : [];
+      }
+      return [{ kind, scope: { organization, project: null, parent: { kind: parent.name, key: parent.displayKey(r[parent.identityField]), id: parent.liveId(r) } } }];
+    });
   });
-  const childRecords = await mapLimit(children, parallelism, ({ kind, scope }) => listRecords(api, kind, scope, true));
+  const childRecords = await mapLimit(children, parallelism, async ({ kind, scope }) => {
+    const found = await listRecords(api, kind, scope, true);
+    return kind.exportable ? found.filter((r) => kind.exportable?.(r)) : found;
+  });
 
   const collections: LiveCollection[] = [
     ...top.map((kind) => ({ kind, scope: orgScope, records: records.get(kind) ?? [] })),

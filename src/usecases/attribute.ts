@@ -130,6 +130,18 @@ export function attributionTargets(changes: readonly Change[], kindOf: (change: 
   });
 }
 
+/** One project of an organization, read from its project list (one request), or null. */
+async function anyProject(port: ActivityPort, projectKind: ResourceKind, organization: string): Promise<number | null> {
+  try {
+    const { status, body } = await port.request<{ results?: unknown }>('GET', `${projectKind.collectionPath({ organization, project: null })}?limit=1`, { okStatuses: [401, 403, 404] });
+    const first = status < 300 && body && Array.isArray(body.results) ? body.results[0] as Record<string, unknown> | undefined : undefined;
+    const id = first ? Number(projectKind.liveId(first)) : NaN;
+    return Number.isSafeInteger(id) ? id : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The plan with drift attribution beside its changes: who changed each drifted item and when,
  * from the activity log (one read per drifted item through `port`). Its warning, if any,
@@ -137,11 +149,16 @@ export function attributionTargets(changes: readonly Change[], kindOf: (change: 
  */
 export async function attributePlan(plan: Plan, result: PlanResult, live: LiveState, port: ActivityPort, parallelism: number, kinds: Kinds = KINDS): Promise<Plan> {
   const projectKind = kinds.find((k) => k.activity?.log === 'self');
-  const projectOf = (organization: string): number | null => {
-    if (!projectKind) return null;
-    const record = live.find(projectKind, { organization, project: null })?.find((r) => !projectKind.isGone(r));
-    return record ? Number(projectKind.liveId(record)) : null;
-  };
+  // Entries of a kind logged per organization show in every project's log: any project will do.
+  // Where the plan read none (the files declare no project), the organization's first project.
+  const firstProject = new Map<string, number | null>();
+  const needed = new Set(plan.changes.filter((c) => kinds.find((k) => k.name === c.kind)?.activity?.log === 'organization').map((c) => c.organization));
+  for (const organization of needed) {
+    const read = projectKind ? live.find(projectKind, { organization, project: null })?.find((r) => !projectKind.isGone(r)) : undefined;
+    if (read && projectKind) firstProject.set(organization, Number(projectKind.liveId(read)));
+    else if (projectKind) firstProject.set(organization, await anyProject(port, projectKind, organization));
+  }
+  const projectOf = (organization: string): number | null => firstProject.get(organization) ?? null;
   const targets = attributionTargets(plan.changes, (c) => kinds.find((k) => k.name === c.kind),
     (c) => {
       const execution = result.executions.get(c.address);

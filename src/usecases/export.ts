@@ -5,7 +5,8 @@ import { exportDocument, type ExportResult } from '../export/document.js';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SCHEMA_URL } from '../resources/schema.js';
-import { readWorkspace } from '../state/workspace.js';
+import { defaultExportKinds, readWorkspace } from '../state/workspace.js';
+import { KINDS } from '../resources/registry.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
 
 export interface ExportRequest {
@@ -19,6 +20,8 @@ export interface ExportRequest {
   allFields?: boolean;
   /** Where the document will be written (undefined: stdout, read from the working directory). */
   outFile?: string;
+  /** `--kind`: the config keys of the kinds to write (none: every kind exported by default). */
+  kinds?: string[];
 }
 
 /**
@@ -32,8 +35,9 @@ export function schemaReference(outFile: string | undefined): string {
 }
 
 export async function exportWorkspace(request: ExportRequest, settings: ApiSettings, observer: Observer = {}): Promise<ExportResult> {
+  const selected = request.kinds && request.kinds.length > 0 ? KINDS.filter((k) => request.kinds?.includes(k.configKey)) : defaultExportKinds();
   const live = await withClient(settings, observer, (client) =>
-    reading(client, 'workspace', observer, () => readWorkspace(client, request.organization, request.projects, settings.parallelism)));
+    reading(client, 'workspace', observer, () => readWorkspace(client, request.organization, request.projects, settings.parallelism, KINDS, selected)));
   return exportDocument(live, { organization: request.organization, schemaId: schemaReference(request.outFile), validate: loadSchemaValidator(),
-    shared: request.shared === true, allFields: request.allFields === true });
+    shared: request.shared === true, allFields: request.allFields === true, selected });
 }

@@ -38,6 +38,7 @@ export const featureFlag: ResourceKind = {
   canCreate: true,
   renamable: true,
   get fields() { return fields(); },
+  sandbox: () => import('./sandbox.js'),
   // A flag property names the flag it depends on by id (a string); a cohort property its cohort.
   references: [
     { field: 'filters', path: 'groups[].properties[]', when: { type: 'flag' }, key: 'key', kind: 'feature_flag', as: 'string' },

@@ -91,11 +91,7 @@ export function normalizeFilters(value: unknown): unknown {
   return dropNulls(out);
 }
 
-/** Tags as a set, case-insensitively: trimmed, lower-cased, sorted, without duplicates. */
-export function normalizeTags(value: unknown): unknown {
-  if (!Array.isArray(value)) return value ?? null;
-  return [...new Set(value.map((t) => (typeof t === 'string' ? t.trim().toLowerCase() : JSON.stringify(t))).filter((t) => t !== ''))].sort();
-}
+export { normalizeTags } from '../tags.js';
 
 /** The flag ids a flag's release conditions depend on (`type: flag` properties name them). */
 export function flagDependencies(filters: unknown): number[] {

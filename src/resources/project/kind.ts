@@ -22,6 +22,7 @@ export const project: ResourceKind = {
   notCreated: 'projects are adopted by id, never created',
   deleteNeedsAllow: true,
   get fields() { return fields(); },
+  sandbox: () => import('./sandbox.js'),
   createStatuses: [201],
   deleteStatuses: [204],
   displayKey: (raw) => String(raw),

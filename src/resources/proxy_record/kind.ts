@@ -60,6 +60,7 @@ export const proxyRecord: ResourceKind = {
   read: 'list',
   canCreate: true,
   get fields() { return fields(); },
+  sandbox: () => import('./sandbox.js'),
   // The real API answers create with 200 or 201 and delete with 204 or 200 {"success": true};
   // a DELETE retried after a lost answer finds the record gone (404; a 500 from the real view's
   // unguarded lookup is settled by apply's re-read, src/apply/verify.ts confirmDeletes).

@@ -17,6 +17,7 @@ export const role: ResourceKind = {
   canCreate: true,
   renamable: true,
   get fields() { return fields(); },
+  sandbox: () => import('./sandbox.js'),
   createStatuses: [200, 201],
   deleteStatuses: [200, 204],
   displayKey: (raw) => String(raw),

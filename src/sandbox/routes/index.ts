@@ -1,9 +1,18 @@
-// Every API route the sandbox serves, in match order (literal paths before parameters).
+// Every API route the sandbox serves, in match order: each kind's routes (its actions, its
+// collection, its items; src/sandbox/kind-model.ts derives them from the kind's model), then the
+// routes no kind owns (a project's activity log).
+import type { SandboxModel } from '../kind-model.js';
+import { routesOf } from '../kind-model.js';
 import type { Route } from '../router.js';
 import { activityLogRoutes } from './activity-log.js';
-import { featureFlagRoutes } from './feature-flags.js';
-import { projectRoutes } from './projects.js';
-import { proxyRecordRoutes } from './proxy-records.js';
-import { roleRoutes } from './roles.js';
 
-export const ROUTES: readonly Route[] = [...projectRoutes, ...proxyRecordRoutes, ...roleRoutes, ...featureFlagRoutes, ...activityLogRoutes];
+const built = new WeakMap<readonly SandboxModel[], readonly Route[]>();
+
+export function sandboxRoutes(models: readonly SandboxModel[]): readonly Route[] {
+  let routes = built.get(models);
+  if (!routes) {
+    routes = [...models.flatMap(routesOf), ...activityLogRoutes];
+    built.set(models, routes);
+  }
+  return routes;
+}

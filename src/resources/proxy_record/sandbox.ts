@@ -3,11 +3,15 @@
 // domain ends in `erroring`); a domain is unique across the whole API; an organization holds at
 // most `max_proxy_records` (2 by default), records still deleting included. Deleting a record that
 // was provisioned is asynchronous: it stays listed as `deleting` for the sandbox's deletion delay.
-import { validationError, viewError } from '../errors.js';
-import { nowIso, proxyTarget, uuidv7 } from '../ids.js';
-import { clone, type Json, type JsonObject } from '../json.js';
-import type { OrganizationState, ProxyRecordState, SandboxState } from '../state.js';
-import { isHostname } from '../validation.js';
+import { validationError, viewError } from '../../sandbox/errors.js';
+import { nowIso, proxyTarget, uuidv7 } from '../../sandbox/ids.js';
+import { clone, type Json, type JsonObject } from '../../sandbox/json.js';
+import type { OrganizationState, ProxyRecordState, SandboxState } from '../../sandbox/state.js';
+import { isHostname } from '../../sandbox/validation.js';
+import { requireOrganizationAdmin } from '../../sandbox/auth.js';
+import { serverError } from '../../sandbox/errors.js';
+import type { SandboxModel } from '../../sandbox/kind-model.js';
+import { seedApply, seedList } from '../../sandbox/seed.js';
 
 export const PROXY_STATUSES = ['waiting', 'issuing', 'valid', 'warning', 'erroring', 'deleting', 'timed_out'] as const;
 export const DEFAULT_MAX_PROXY_RECORDS = 2;
@@ -118,3 +122,68 @@ export function deleteProxyRecord(state: SandboxState, record: ProxyRecordState,
 export function purgeProxyRecords(state: SandboxState, now: number): void {
   if (state.proxy_records.some((r) => !isPresent(r, now))) state.proxy_records = state.proxy_records.filter((r) => isPresent(r, now));
 }
+
+// ---------------------------------------------------------------------------------------------
+// The proxy record kind in the sandbox, answered as the real API's view answers it: the list is
+// one page `{results, max_proxy_records}` (newest first), create answers 200, delete answers
+// 200 `{"success": true}` (a record no longer there: 500, as the real view's unguarded lookup
+// fails), read and update as usual. Writes need an organization admin.
+// ---------------------------------------------------------------------------------------------
+
+const recordOf = (r: JsonObject) => r as ProxyRecordState;
+
+export const model: SandboxModel = {
+  kind: 'proxy_record',
+  collection: 'proxy_records',
+  path: '/api/organizations/:org/proxy_records/',
+  parent: 'organization',
+  scopes: { read: 'organization:read', write: 'organization:write' },
+  pagination: 'plain',
+  id: 'uuid',
+  create: { status: 200 },
+  update: true,
+  delete: 'hard',
+  fields: {},
+  // The real API keeps no activity log of proxy records.
+  hooks: {
+    exists: (r, now) => isPresent(recordOf(r), now),
+    authorize: (ctx) => requireOrganizationAdmin(ctx.state, ctx.request.key),
+    listReply: (ctx) => {
+      const records = orgProxyRecords(ctx.state, ctx.organization.id, ctx.now())
+        .sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
+      return { status: 200, body: { results: records.map(renderProxyRecord), max_proxy_records: maxProxyRecords(ctx.organization) } };
+    },
+    createReply: (ctx) => ({ status: 200, body: renderProxyRecord(createProxyRecord(ctx.state, ctx.organization, ctx.request.body, { now: ctx.now() })) }),
+    updateReply: (record, ctx) => {
+      updateProxyRecord(ctx.state, recordOf(record), ctx.request.body, ctx.now());
+      return { status: 200, body: renderProxyRecord(recordOf(record)) };
+    },
+    deleteReply: (record, ctx) => {
+      deleteProxyRecord(ctx.state, recordOf(record), ctx.now(), ctx.request.store.deletionDelayMs);
+      return { status: 200, body: { success: true } };
+    },
+    render: (record) => renderProxyRecord(recordOf(record)),
+  },
+  // A DELETE of a record no longer there fails in the real view's lookup (500), not with 404.
+  missingDelete: () => serverError(),
+  maintain: purgeProxyRecords,
+  seeds: [{
+    key: 'proxy_records',
+    at: 'organization',
+    apply: (state, { organization }, value, where, fail) => {
+      for (const [ri, record] of seedList(value, where, fail).entries()) {
+        const rat = `${where}[${ri}]`;
+        const status = record.status ?? 'waiting';
+        if (typeof status !== 'string' || !(PROXY_STATUSES as readonly string[]).includes(status)) fail(`${rat}.status`, `must be one of ${PROXY_STATUSES.join(', ')}`);
+        const message = record.message ?? null;
+        if (message !== null && typeof message !== 'string') fail(`${rat}.message`, 'must be a string or null');
+        seedApply(rat, fail, () => createProxyRecord(state, organization, record, { status: status as string, message: message as string | null, ignoreLimit: true }));
+      }
+    },
+  }],
+  contract: {
+    item: { domain: 'contract.example.com' },
+    // The domain is the only writable field: a record is never updated, and drifts by going away.
+    drift: 'delete',
+  },
+};

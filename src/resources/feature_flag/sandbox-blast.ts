@@ -3,7 +3,7 @@
 // stable hash of `${flagKey}.${distinctId}`. Used by user_blast_radius (honest counts over the
 // seed's persons), evaluation_reasons and my_flags.
 import { createHash } from 'node:crypto';
-import { isObject, type Json, type JsonObject } from './json.js';
+import { isObject, type Json, type JsonObject } from '../../sandbox/json.js';
 
 export interface PropertyFilter { key: string; value?: Json; operator?: string; type?: string }
 export interface Condition { properties?: PropertyFilter[]; rollout_percentage?: number | null; variant?: string | null }

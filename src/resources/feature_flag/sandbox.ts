@@ -3,14 +3,22 @@
 // delete, archiving, the refusals the real API makes (dependencies, experiments, early access
 // features, archiving an active flag), optimistic concurrency by `version`, the 2000-flag limit,
 // and the record shape of the OpenAPI FeatureFlag.
-import { ApiError, validationError } from '../errors.js';
-import { nowIso } from '../ids.js';
-import { clone, isObject, type Json, type JsonObject } from '../json.js';
-import type { FeatureFlagState, SandboxState } from '../state.js';
-import { decryptPayloads, dependencyIds, encryptPayloads, renderFilters, rewriteFilters } from './flag-filters.js';
+import { ApiError, validationError } from '../../sandbox/errors.js';
+import { nowIso } from '../../sandbox/ids.js';
+import { clone, isObject, type Json, type JsonObject } from '../../sandbox/json.js';
+import type { ChangeRequestState, FeatureFlagState, ProjectState, SandboxState } from '../../sandbox/state.js';
+import type { SandboxModel } from '../../sandbox/kind-model.js';
+import { notFound } from '../../sandbox/errors.js';
+import { paginate } from '../../sandbox/pagination.js';
+import type { Handler, Reply, RequestContext } from '../../sandbox/router.js';
+import { projectOf } from '../../sandbox/routes/common.js';
+import { seedApply, seedList } from '../../sandbox/seed.js';
+import { blastRadius, evaluateFlag, toCondition, UnsupportedFilterError, type Person } from './sandbox-blast.js';
+import { gatedAction, holdForApproval, renderChangeRequest, seedApprovals } from './sandbox-approvals.js';
+import { decryptPayloads, dependencyIds, encryptPayloads, renderFilters, rewriteFilters } from './sandbox-filters.js';
 import {
-  booleanRule, integerRule, objectRule, requireField, stringListRule, stringRule, untypedRule, validatePartial, type Rule,
-} from '../validation.js';
+  booleanRule, integerRule, objectRule, requireField, stringRule, tagsRule, untypedRule, validatePartial, type Rule,
+} from '../../sandbox/validation.js';
 
 export const FLAG_KEY_RE = /^[a-zA-Z0-9_-]+$/;
 const CREATION_CONTEXTS = ['feature_flags', 'experiments', 'surveys', 'early_access_features', 'web_experiments'];
@@ -34,14 +42,6 @@ function integerListRule(): Rule {
   };
 }
 
-/** Tags as the real API stores them (tagify): trimmed, lower-cased, without duplicates, sorted by name. */
-function tagsRule(): Rule {
-  const list = stringListRule();
-  return (value, attr) => {
-    const tags = list(value, attr) as string[];
-    return [...new Set(tags.map((t) => t.trim().toLowerCase()).filter((t) => t !== ''))].sort();
-  };
-}
 
 const FLAG_RULES: Readonly<Record<string, Rule>> = {
   name: stringRule({ allowBlank: true }),
@@ -377,3 +377,225 @@ export function seedFlag(state: SandboxState, project: number, raw: JsonObject, 
     early_access_features: (features as string[] | undefined) ?? [],
   });
 }
+
+// ---------------------------------------------------------------------------------------------
+// The feature flag kind in the sandbox: CRUD (DELETE answers 405: flags are deleted with
+// PATCH {"deleted": true}; the list leaves archived flags out unless it names `archived`, and
+// never shows hidden ones), approval-gated PATCHes and the change requests that hold them, and
+// the evaluation endpoints, computed from the stored flags and the seed's persons:
+// evaluation_reasons, local_evaluation, my_flags, user_blast_radius.
+// ---------------------------------------------------------------------------------------------
+
+
+function personsOf(state: SandboxState, project: number): Person[] {
+  return state.persons.filter((p) => p.project === project);
+}
+
+function personFor(state: SandboxState, project: number, distinctId: string): Person {
+  return personsOf(state, project).find((p) => p.distinct_id === distinctId) ?? { distinct_id: distinctId, properties: {} };
+}
+function changeRequestIn(ctx: RequestContext, state: SandboxState): ChangeRequestState {
+  const project = projectOf(ctx, state);
+  const cr = (state.change_requests ?? []).find((c) => c.project === project.id && c.id === ctx.params.id);
+  if (!cr) throw notFound();
+  return cr;
+}
+
+const listChangeRequests: Handler = (ctx) => ctx.store.read((state) => {
+  const project = projectOf(ctx, state);
+  const wanted = ctx.url.searchParams.get('state')?.split(',');
+  const crs = (state.change_requests ?? []).filter((c) => c.project === project.id && (!wanted || wanted.includes(c.state)));
+  return { status: 200, body: paginate([...crs].reverse(), renderChangeRequest, ctx.url) };
+});
+
+const readChangeRequest: Handler = (ctx) => ctx.store.read((state) => ({ status: 200, body: renderChangeRequest(changeRequestIn(ctx, state)) }));
+
+/** Approving applies the held PATCH as sent, unless the flag changed since (version) or the API now refuses it. */
+const approveChangeRequest: Handler = (ctx) => ctx.store.write((state): Reply => {
+  const cr = changeRequestIn(ctx, state);
+  if (cr.state !== 'pending') return { status: 400, body: { error: 'This change request can no longer be approved.' } };
+  const intent = cr.intent as { flag_id: number; full_request_data: JsonObject; preconditions: { version: number } };
+  const flag = findFlag(state, cr.project, intent.flag_id);
+  let error: string | null = null;
+  if (!flag || flag.deleted) error = 'The feature flag no longer exists.';
+  else if (flag.version !== intent.preconditions.version) error = `Flag version mismatch: expected ${intent.preconditions.version}, got ${flag.version}`;
+  else {
+    try {
+      updateFlag(state, flag, intent.full_request_data);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      error = err.body.detail;
+    }
+  }
+  cr.state = error === null ? 'applied' : 'failed';
+  cr.apply_error = error;
+  cr.applied_at = error === null ? new Date().toISOString() : null;
+  const message = error === null ? 'Change request approved and applied.' : `Change request approved but could not be applied: ${error}`;
+  return { status: 200, body: { status: cr.state, message, change_request: renderChangeRequest(cr) } };
+});
+
+const rejectChangeRequest: Handler = (ctx) => ctx.store.write((state): Reply => {
+  const cr = changeRequestIn(ctx, state);
+  if (cr.state !== 'pending') return { status: 400, body: { error: 'This change request can no longer be rejected.' } };
+  cr.state = 'rejected';
+  return { status: 200, body: { status: 'rejected', message: 'Change request rejected.', change_request: renderChangeRequest(cr) } };
+});
+
+const evaluationReasons: Handler = (ctx) => ctx.store.read((state) => {
+  const project = projectOf(ctx, state);
+  const distinctId = ctx.url.searchParams.get('distinct_id');
+  if (!distinctId) throw validationError('distinct_id', 'distinct_id is required.', 'required');
+  const person = personFor(state, project.id, distinctId);
+  const body: JsonObject = {};
+  for (const flag of evaluatedFlags(state, project.id)) {
+    const { value, reason, condition_index } = evaluateFlag(flag, person);
+    body[flag.key] = { value, evaluation: { reason, condition_index } };
+  }
+  return { status: 200, body };
+});
+
+const localEvaluation: Handler = (ctx) => ctx.store.read((state) => {
+  const project = projectOf(ctx, state);
+  return { status: 200, body: { flags: evaluatedFlags(state, project.id).map(renderFlagMinimal), group_type_mapping: {}, cohorts: {} } };
+});
+
+/** The caller's own flags: evaluated for the sandbox user (a seed person with the same distinct_id, if any). */
+const myFlags: Handler = (ctx) => ctx.store.read((state) => {
+  const project = projectOf(ctx, state);
+  const found = personFor(state, project.id, state.user.distinct_id);
+  const person: Person = Object.keys(found.properties).length > 0 ? found : { distinct_id: found.distinct_id, properties: { email: state.user.email } };
+  const body = evaluatedFlags(state, project.id).map((f) => ({ feature_flag: renderFlagMinimal(f), value: evaluateFlag(f, person).value }));
+  return { status: 200, body };
+});
+
+const userBlastRadius: Handler = (ctx) => ctx.store.read((state) => {
+  const project = projectOf(ctx, state);
+  const raw = ctx.body.condition;
+  if (raw === undefined) throw validationError('condition', 'This field is required.', 'required');
+  if (!isObject(raw)) throw validationError('condition', 'condition must be an object.', 'invalid');
+  if (raw.properties !== undefined && (!Array.isArray(raw.properties) || !raw.properties.every((p) => isObject(p) && typeof p.key === 'string'))) {
+    throw validationError('condition', 'condition.properties must be a list of property filters, each with a "key".', 'invalid');
+  }
+  const rollout = raw.rollout_percentage;
+  if (rollout !== undefined && rollout !== null && (typeof rollout !== 'number' || rollout < 0 || rollout > 100)) {
+    throw validationError('condition', 'condition.rollout_percentage must be a number between 0 and 100.', 'invalid');
+  }
+  const groupType = ctx.body.group_type_index;
+  // The sandbox has persons only, no groups: a group-based condition reaches nobody.
+  if (groupType !== undefined && groupType !== null) return { status: 200, body: { affected: 0, total: 0 } };
+  const key = typeof ctx.body.key === 'string' ? ctx.body.key : '';
+  try {
+    return { status: 200, body: blastRadius(key, toCondition(raw), personsOf(state, project.id)) };
+  } catch (err) {
+    if (err instanceof UnsupportedFilterError) throw validationError('condition', err.message, 'invalid');
+    throw err;
+  }
+});
+
+const flagOf = (r: JsonObject) => r as FeatureFlagState;
+const base = '/api/projects/:project/feature_flags/';
+const changeRequests = '/api/projects/:project/change_requests/';
+/** Encrypted payloads are masked in the activity log: the log never holds them. */
+const MASK = '********';
+
+export const model: SandboxModel = {
+  kind: 'feature_flag',
+  collection: 'feature_flags',
+  path: base,
+  parent: 'project',
+  scopes: { read: 'feature_flag:read', write: 'feature_flag:write' },
+  pagination: 'limit-offset',
+  id: 'integer',
+  create: { status: 201 },
+  update: true,
+  delete: 'soft',
+  softDelete: 'deleted',
+  fields: {},
+  activity: {
+    scope: 'FeatureFlag',
+    name: (f) => String(f.key),
+    ignored: ['project', 'usage_dashboard'],
+    logged: (f, field, value) => {
+      if (field !== 'filters' || f.has_encrypted_payloads !== true || !isObject(value)) return value;
+      const payloads = value.payloads;
+      if (!isObject(payloads)) return value;
+      return { ...value, payloads: Object.fromEntries(Object.keys(payloads).map((k) => [k, MASK])) };
+    },
+  },
+  hooks: {
+    // The real list leaves deleted flags out, and archived ones unless the request names the
+    // `archived` parameter (`?archived=true` lists the archived ones). Survey and product-tour
+    // internal flags, and flags the caller may not see, are never listed.
+    listReply: (ctx) => {
+      const project = ctx.project as ProjectState;
+      const archived = ctx.request.url.searchParams.get('archived');
+      const flags = archived === 'true'
+        ? ctx.state.feature_flags.filter((f) => f.project === project.id && !f.deleted && f.archived && !f.hidden)
+        : liveFlags(ctx.state, project.id);
+      return { status: 200, body: paginate(flags, (f) => renderFlag(ctx.state, f), ctx.request.url) };
+    },
+    createReply: (ctx) => ({ status: 201, body: renderFlag(ctx.state, createFlag(ctx.state, (ctx.project as ProjectState).id, ctx.request.body)) }),
+    // PATCH: validated first; a change the project's approval policy gates is held (409), not applied.
+    updateReply: (record, ctx) => {
+      const flag = flagOf(record);
+      const prepared = prepareUpdate(ctx.state, flag, ctx.request.body);
+      const action = gatedAction(ctx.state, flag, ctx.request.body);
+      if (action) return { status: 409, body: holdForApproval(ctx.state, flag, action, ctx.request.body) };
+      commitUpdate(ctx.state, prepared, ctx.request.body);
+      return { status: 200, body: renderFlag(ctx.state, flag) };
+    },
+    render: (record, ctx) => renderFlag(ctx.state, flagOf(record)),
+  },
+  routes: [
+    { pattern: `${base}evaluation_reasons/`, methods: { GET: { scope: 'feature_flag:read', handler: evaluationReasons } } },
+    { pattern: `${base}local_evaluation/`, methods: { GET: { scope: 'feature_flag:read', handler: localEvaluation } } },
+    { pattern: `${base}my_flags/`, methods: { GET: { scope: 'feature_flag:read', handler: myFlags } } },
+    { pattern: `${base}user_blast_radius/`, methods: { POST: { scope: 'feature_flag:write', handler: userBlastRadius } } },
+    { pattern: changeRequests, methods: { GET: { scope: 'feature_flag:read', handler: listChangeRequests } } },
+    { pattern: `${changeRequests}:id/approve/`, methods: { POST: { scope: 'feature_flag:write', handler: approveChangeRequest } } },
+    { pattern: `${changeRequests}:id/reject/`, methods: { POST: { scope: 'feature_flag:write', handler: rejectChangeRequest } } },
+    { pattern: `${changeRequests}:id/`, methods: { GET: { scope: 'feature_flag:read', handler: readChangeRequest } } },
+  ],
+  seeds: [
+    {
+      key: 'flag_approvals',
+      at: 'project',
+      apply: (state, { project }, value, where, fail) => {
+        const error = seedApprovals(state, (project as ProjectState).id, value);
+        if (error) fail(where, error);
+      },
+    },
+    {
+      key: 'feature_flags',
+      at: 'project',
+      apply: (state, { project }, value, where, fail) => {
+        const keys = new Set<string>();
+        for (const [fi, flag] of seedList(value, where, fail).entries()) {
+          const created = seedApply(`${where}[${fi}]`, fail, () => seedFlag(state, (project as ProjectState).id, flag, (k) => keys.has(k)));
+          if (!created.deleted) keys.add(created.key);
+        }
+      },
+    },
+    {
+      key: 'persons',
+      at: 'project',
+      apply: (state, { project }, value, where, fail) => {
+        const seen = new Set<string>();
+        for (const [xi, person] of seedList(value, where, fail).entries()) {
+          const xat = `${where}[${xi}]`;
+          if (typeof person.distinct_id !== 'string' || person.distinct_id === '') fail(`${xat}.distinct_id`, 'must be a non-empty string');
+          const distinctId = person.distinct_id as string;
+          if (seen.has(distinctId)) fail(`${xat}.distinct_id`, `duplicate person ${distinctId}`);
+          seen.add(distinctId);
+          if (person.properties !== undefined && !isObject(person.properties)) fail(`${xat}.properties`, 'must be a mapping');
+          state.persons.push({ project: (project as ProjectState).id, distinct_id: distinctId, properties: (person.properties as JsonObject | undefined) ?? {} });
+        }
+      },
+    },
+  ],
+  contract: {
+    item: { key: 'contract-flag', name: 'Contract', active: true, filters: { groups: [{ properties: [], rollout_percentage: 50 }] } },
+    update: { active: false },
+    drift: { active: true },
+  },
+};

@@ -14,9 +14,9 @@
 //   - `cohort_name` is added to cohort properties when a flag is rendered (never stored).
 // Encrypted payloads (`has_encrypted_payloads`) are stored encrypted and rendered decrypted, as
 // the real API answers personal API keys.
-import { validationError } from '../errors.js';
-import { clone, isObject, type Json, type JsonObject } from '../json.js';
-import type { FeatureFlagState, SandboxState } from '../state.js';
+import { validationError } from '../../sandbox/errors.js';
+import { clone, isObject, type Json, type JsonObject } from '../../sandbox/json.js';
+import type { FeatureFlagState, SandboxState } from '../../sandbox/state.js';
 
 const MAX_GROUP_TYPE_INDEX = 4;
 const ENCRYPTED_PREFIX = 'sandbox-encrypted:';

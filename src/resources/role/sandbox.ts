@@ -2,11 +2,18 @@
 // the default feature flag access level (21 = can only view, 37 = can always edit; API version
 // 2026 no longer has it), and members. Deleting a role deletes its memberships with it (and, on
 // the real API, every access grant made through the role).
-import { validationError } from '../errors.js';
-import { nowIso, uuidv7 } from '../ids.js';
-import { clone, isObject, type Json, type JsonObject } from '../json.js';
-import type { RoleState, SandboxState } from '../state.js';
-import { integerChoiceRule, requireField, stringRule } from '../validation.js';
+import { validationError } from '../../sandbox/errors.js';
+import { nowIso, uuidv7 } from '../../sandbox/ids.js';
+import { clone, isObject, type Json, type JsonObject } from '../../sandbox/json.js';
+import type { RoleState, SandboxState } from '../../sandbox/state.js';
+import { integerChoiceRule, requireField, stringRule } from '../../sandbox/validation.js';
+import { requireOrganizationAdmin } from '../../sandbox/auth.js';
+import { notFound } from '../../sandbox/errors.js';
+import type { SandboxModel } from '../../sandbox/kind-model.js';
+import { paginate } from '../../sandbox/pagination.js';
+import type { Handler } from '../../sandbox/router.js';
+import { organizationOf } from '../../sandbox/routes/common.js';
+import { seedApply, seedList, seedUserByEmail } from '../../sandbox/seed.js';
 
 export const ACCESS_LEVELS = [21, 37] as const;
 const DEFAULT_ACCESS_LEVEL = 21;
@@ -86,3 +93,65 @@ export function findRole(state: SandboxState, organization: string, id: string):
 export function deleteRole(state: SandboxState, id: string): void {
   state.roles = state.roles.filter((r) => r.id !== id);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The role kind in the sandbox: list, create (201), read, update, delete (204; the role's
+// memberships go with it), and the memberships of a role (read-only here). Writes need an
+// organization admin.
+// ---------------------------------------------------------------------------------------------
+
+const roleOf = (record: JsonObject) => record as RoleState;
+
+const memberships: Handler = (ctx) => ctx.store.read((state) => {
+  const org = organizationOf(ctx, state);
+  const role = findRole(state, org.id, ctx.params.role ?? '');
+  if (!role) throw notFound();
+  return { status: 200, body: paginate(roleMembers(state, role), (m) => m, ctx.url) };
+});
+
+export const model: SandboxModel = {
+  kind: 'role',
+  collection: 'roles',
+  path: '/api/organizations/:org/roles/',
+  parent: 'organization',
+  scopes: { read: 'organization:read', write: 'organization:write' },
+  pagination: 'limit-offset',
+  id: 'uuid',
+  create: { status: 201 },
+  update: true,
+  delete: 'hard',
+  fields: {},
+  activity: { scope: 'Role', name: (r) => String(r.name), ignored: ['organization', 'members', 'is_default'] },
+  hooks: {
+    authorize: (ctx) => requireOrganizationAdmin(ctx.state, ctx.request.key),
+    createReply: (ctx) => ({ status: 201, body: renderRole(ctx.state, createRole(ctx.state, ctx.organization.id, ctx.request.body)) }),
+    updateReply: (record, ctx) => {
+      updateRole(ctx.state, roleOf(record), ctx.request.body);
+      return { status: 200, body: renderRole(ctx.state, roleOf(record)) };
+    },
+    deleteReply: (record, ctx) => {
+      deleteRole(ctx.state, String(record.id));
+      return { status: 204 };
+    },
+    render: (record, ctx) => renderRole(ctx.state, roleOf(record)),
+  },
+  routes: [{ pattern: '/api/organizations/:org/roles/:role/role_memberships/', methods: { GET: { scope: 'organization:read', handler: memberships } } }],
+  seeds: [{
+    key: 'roles',
+    at: 'organization',
+    apply: (state, { organization }, value, where, fail) => {
+      for (const [ri, role] of seedList(value, where, fail).entries()) {
+        const rat = `${where}[${ri}]`;
+        const { members, ...fields } = role;
+        if (members !== undefined && (!Array.isArray(members) || !members.every((m) => typeof m === 'string'))) fail(`${rat}.members`, 'must be a list of user emails');
+        const memberIds = ((members ?? []) as string[]).map((m, mi) => seedUserByEmail(state, m, `${rat}.members[${mi}]`, fail));
+        seedApply(rat, fail, () => createRole(state, organization.id, fields, memberIds));
+      }
+    },
+  }],
+  contract: {
+    item: { name: 'Contract team', feature_flags_access_level: 21 },
+    update: { feature_flags_access_level: 37 },
+    drift: { feature_flags_access_level: 21 },
+  },
+};

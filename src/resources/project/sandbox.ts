@@ -8,14 +8,20 @@
 // The OpenAPI types a few read-only fields as strings (drf-spectacular's default for method
 // fields) although the real API sends JSON there; the sandbox sends strings so that every
 // record validates against that schema.
-import { conflict, permissionDenied, validationError } from '../errors.js';
-import { liveEventsToken, nowIso, projectApiToken, uuidv7 } from '../ids.js';
-import { clone, isObject, pyTypeName, type Json, type JsonObject } from '../json.js';
-import { LEVELS, type ProjectState, type SandboxState } from '../state.js';
+import { conflict, notFound, permissionDenied, validationError } from '../../sandbox/errors.js';
+import { activityPage, projectActivity } from '../../sandbox/activity.js';
+import { canReachOrganization, canReachProject, levelOf } from '../../sandbox/auth.js';
+import type { KindContext, SandboxModel } from '../../sandbox/kind-model.js';
+import { paginate } from '../../sandbox/pagination.js';
+import { NO_PERSONAL_KEYS, type Handler, type RequestContext, type Route } from '../../sandbox/router.js';
+import { intParam, organizationOf } from '../../sandbox/routes/common.js';
+import { liveEventsToken, nowIso, projectApiToken, uuidv7 } from '../../sandbox/ids.js';
+import { clone, isObject, pyTypeName, type Json, type JsonObject } from '../../sandbox/json.js';
+import { LEVELS, type ProjectState, type SandboxState } from '../../sandbox/state.js';
 import {
   booleanRule, decimalRule, integerChoiceRule, integerRule, objectRule, stringListRule, stringRule, timeZoneRule,
   untypedRule, validatePartial, type Rule,
-} from '../validation.js';
+} from '../../sandbox/validation.js';
 
 function choiceRule(values: readonly string[], nullable: boolean): Rule {
   return (value, attr) => {
@@ -417,3 +423,120 @@ export function completeProductOnboarding(p: ProjectState, body: JsonObject): vo
   p.product_intents = JSON.stringify(intents);
   p.updated_at = now;
 }
+
+/** A project's own fields; its other fields are its (environment's) settings, logged under Team. */
+const PROJECT_FIELDS = new Set(['name', 'product_description', 'is_pending_deletion']);
+
+// ---------------------------------------------------------------------------------------------
+// The project kind in the sandbox: list (basic fields), read, update, delete, the read-only views
+// and the update actions of /api/organizations/:org/projects/:id/, and GET /api/projects/ across
+// organizations. A PATCH is checked against the key's user (admin-only settings, organization-
+// admin-only ones) and the other projects (unique names, 409); DELETE needs a project admin and
+// is asynchronous.
+// ---------------------------------------------------------------------------------------------
+
+const projectOfRecord = (r: JsonObject) => r as ProjectState;
+
+/** The record as this key's user sees it (effective_membership_level is the user's level). */
+function answer(ctx: KindContext, project: ProjectState): JsonObject {
+  return { ...renderProject(project), effective_membership_level: levelOf(ctx.state, ctx.request.key) };
+}
+
+/** A project of /api/organizations/:org/projects/:id/…, for the views and actions beside the item. */
+function projectIn(ctx: RequestContext, state: SandboxState): ProjectState {
+  const id = intParam(ctx.params.id);
+  const org = organizationOf(ctx, state, id);
+  const project = findProject(state, org.id, id, ctx.store.clock.now());
+  if (!project) throw notFound();
+  return project;
+}
+
+const listAll: Handler = (ctx) => ctx.store.read((state) => {
+  const now = ctx.store.clock.now();
+  const items = state.projects.filter((p) => canReachOrganization(ctx.key, p.organization) && canReachProject(ctx.key, p.id) && isProjectPresent(p, now));
+  return { status: 200, body: paginate(items, renderProjectBasic, ctx.url) };
+});
+
+const view: Handler = (ctx) => ctx.store.read((state) => ({ status: 200, body: { ...renderProject(projectIn(ctx, state)), effective_membership_level: levelOf(state, ctx.key) } }));
+
+/** The project's own activity action: its settings' log (scope Team). Personal keys are refused (the real action declares no scope). */
+const activity: Handler = (ctx) => ctx.store.read((state) => {
+  const project = projectIn(ctx, state);
+  return { status: 200, body: activityPage(state, projectActivity(state, project, { scope: 'Team', itemId: String(project.id) }), ctx.url, 'limit') };
+});
+
+/** An update action: finds the project, applies `act`, answers the record. */
+function action(act: (project: ProjectState, ctx: RequestContext) => void): Handler {
+  return (ctx) => ctx.store.write((state) => {
+    const project = projectIn(ctx, state);
+    act(project, ctx);
+    return { status: 200, body: { ...renderProject(project), effective_membership_level: levelOf(state, ctx.key) } };
+  });
+}
+
+const item = '/api/organizations/:org/projects/:id/';
+const viewRoute = (name: string): Route => ({ pattern: `${item}${name}/`, methods: { GET: { scope: 'project:read', handler: view } } });
+const actionRoute = (name: string, handler: Handler): Route => ({ pattern: `${item}${name}/`, methods: { PATCH: { scope: 'project:write', handler } } });
+
+export const model: SandboxModel = {
+  kind: 'project',
+  collection: 'projects',
+  path: '/api/organizations/:org/projects/',
+  parent: 'organization',
+  reachById: true,
+  scopes: { read: 'project:read', write: 'project:write' },
+  pagination: 'limit-offset',
+  id: 'integer',
+  create: false,
+  update: true,
+  delete: 'hard',
+  fields: {},
+  activity: {
+    scope: 'Project',
+    // A project's own fields; its other fields are its (environment's) settings, logged under Team.
+    scopeOf: (field) => (PROJECT_FIELDS.has(field) ? 'Project' : 'Team'),
+    name: (p) => String(p.name),
+    ignored: ['organization', 'uuid', 'api_token', 'live_events_token', 'secret_api_token', 'secret_api_token_backup', 'effective_membership_level',
+      'has_group_types', 'group_types', 'product_intents', 'deleting_until'],
+    deletedFlag: 'is_pending_deletion',
+    self: true,
+    touchParams: ['id', 'project'],
+  },
+  hooks: {
+    exists: (r, now) => isProjectPresent(projectOfRecord(r), now),
+    listReply: (ctx) => ({ status: 200, body: paginate(ctx.records().map(projectOfRecord), renderProjectBasic, ctx.request.url) }),
+    readReply: (record, ctx) => ({ status: 200, body: answer(ctx, projectOfRecord(record)) }),
+    updateReply: (record, ctx) => {
+      const project = projectOfRecord(record);
+      const changes = validateProjectPatch(ctx.request.body);
+      checkProjectPatch(ctx.state, project, changes, levelOf(ctx.state, ctx.request.key));
+      applyProjectPatch(ctx.state, project, changes);
+      return { status: 200, body: answer(ctx, project) };
+    },
+    // Deleting needs a project admin (the real API's TeamMemberLightManagementPermission).
+    deleteReply: (record, ctx) => {
+      if (levelOf(ctx.state, ctx.request.key) < LEVELS.admin) throw permissionDenied("You don't have sufficient permissions in the project.");
+      deleteProject(ctx.state, projectOfRecord(record), ctx.now(), ctx.request.store.deletionDelayMs);
+      return { status: 204 };
+    },
+    render: (record, ctx) => answer(ctx, projectOfRecord(record)),
+  },
+  routes: [
+    { pattern: '/api/projects/', methods: { GET: { scope: 'project:read', handler: listAll } } },
+    viewRoute('access_controls'),
+    { pattern: `${item}activity/`, methods: { GET: { scope: NO_PERSONAL_KEYS, handler: activity } } },
+    viewRoute('global_access_controls'),
+    viewRoute('is_generating_demo_data'),
+    actionRoute('add_product_intent', action((p, ctx) => addProductIntent(p, ctx.body))),
+    actionRoute('complete_product_onboarding', action((p, ctx) => completeProductOnboarding(p, ctx.body))),
+    actionRoute('reset_token', action((p) => resetToken(p))),
+  ],
+  maintain: purgeProjects,
+  contract: {
+    item: { id: 12345, timezone: 'Europe/Berlin' },
+    update: { timezone: 'Asia/Tokyo' },
+    drift: { timezone: 'UTC' },
+    // Deleting the project would end the scenario's other kinds: its delete has tests of its own.
+    remove: false,
+  },
+};

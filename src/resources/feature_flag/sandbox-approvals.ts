@@ -4,10 +4,10 @@
 // is not applied: it answers 409 with a change request (`approval_required`), or with the open
 // one (`change_request_pending`). Approving the request applies the PATCH as it was sent, if
 // the flag has not changed since (its version), as the real ChangeRequestService does.
-import { uuidv7, nowIso } from '../ids.js';
-import { clone, type JsonObject } from '../json.js';
-import type { ChangeRequestState, FeatureFlagState, SandboxState } from '../state.js';
-import { rolloutPercentages } from './flag-filters.js';
+import { uuidv7, nowIso } from '../../sandbox/ids.js';
+import { clone, type JsonObject } from '../../sandbox/json.js';
+import type { ChangeRequestState, FeatureFlagState, SandboxState } from '../../sandbox/state.js';
+import { rolloutPercentages } from './sandbox-filters.js';
 
 export const APPROVAL_ACTIONS = ['feature_flag.enable', 'feature_flag.disable', 'feature_flag.update'] as const;
 
