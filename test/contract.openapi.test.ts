@@ -44,6 +44,11 @@ const TOLERATED: Array<{ where: RegExp; problem: RegExp; reason: string }> = [
     reason: 'PRODUCT.md: the flag list leaves archived flags out unless the request names `archived` (?archived=true lists them); the document subset predates the parameter',
   },
   {
+    where: /^(GET|POST|PATCH) \/api\/projects\/\d+\/feature_flags\/(\d+\/)?$/,
+    problem: /^response body (\/results\/\d+)?\/(experiment_set: must be string|surveys: must be object|features: must be object)$/,
+    reason: 'the real FeatureFlagSerializer answers lists (get_experiment_set returns the experiments\' ids, get_surveys and get_features serialize many=True: products/feature_flags/backend/api/feature_flag.py); drf-spectacular documents these method fields without their annotations, as a string and objects',
+  },
+  {
     where: /./,
     problem: /status (4\d\d) is not documented/,
     reason: 'the document lists success statuses only; error bodies are checked below against the API error shape {type, code, detail, attr}',
