@@ -2,7 +2,7 @@
 // (archived flags) are worth reading, the kinds' plan-time checks (warnings, or an error for
 // what the API would refuse), and the views of changes the kinds' `order` hooks see.
 import type { DesiredItem, DesiredState } from '../config/model.js';
-import { HogsyncError } from '../errors.js';
+import { HogsyncError, type FilePosition } from '../errors.js';
 import type { ChangeView, ResourceKind, Scope } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
 import type { LiveState } from './live.js';
@@ -80,7 +80,7 @@ export function kindChecks(desired: DesiredState, live: LiveState, result: PlanR
           changes: views.get(scopeKey(kind.name, scope)) ?? [],
           ...(meta ? { meta } : {}),
         });
-        if (checked.error) throw new HogsyncError('config', checked.error);
+        if (checked.error) throw new HogsyncError('config', checked.error, checked.errorAt ? { position: checked.errorAt as FilePosition } : undefined);
         warnings.push(...(checked.warnings ?? []));
       }
     }

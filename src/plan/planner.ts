@@ -281,8 +281,9 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
     if (sameField(kind, path, after, record[path])) continue;
     const sensitive = isSensitive(kind, item, path, record);
     fields.push({ path, before: shown(comparable(kind, path, record[path], after), sensitive), after: shown(comparable(kind, path, after, after), sensitive), sensitive });
-    // A merged field keeps keys that are not sent: the ones the file dropped go as null.
-    values[path] = spec.merge ? mergedUpdate(after, record[path], spec.merge) : after;
+    // A merged field keeps keys that are not sent: the ones the file dropped go as null (not the
+    // keys the server adds or owns: an empty default, a value another feature owns).
+    values[path] = spec.merge ? mergedUpdate(after, dropServerKeys(record[path], after, serverKeysOf(kind, path)), spec.merge) : after;
   }
   if (fields.length === 0) return null;
   const complete = kind.completeValues ? { ...values, ...kind.completeValues(values, record) } : values;

@@ -11,11 +11,15 @@
 //     archiving sends `active: false` with it;
 //   - updates carry the version they were planned against (optimistic concurrency);
 //   - changes are ordered by the flags' dependencies, and a dependency cycle is refused;
-//   - a project holds at most 2000 flags; a key the list did not show may still be taken.
+//   - a project holds at most 2000 flags; a key the list did not show may still be taken;
+//   - what validate checks offline beyond the schema (flag-rules.ts); `groups: []` on a flag
+//     the plan creates is refused at plan time (the API refuses such a create);
+//   - numeric comparisons are sent with the string value the API requires (requestFilters).
+
 import { isHogsyncError } from '../errors.js';
 import { describeFlagFilters } from './flag-filters.js';
 import { dependencyCycle, flagOrder } from './flag-order.js';
-import { normalizeFilters, normalizeTags } from './flag-rules.js';
+import { normalizeFilters, normalizeTags, requestFilters, validateFlagEntry } from './flag-rules.js';
 import type {
   BlastRadius, KindPort, LiveRecord, PreviewInput, PreviewResult, ResourceKind, Scope, ScopeCheck, ScopeView,
 } from './kind.js';
@@ -40,7 +44,14 @@ export const featureFlag: ResourceKind = {
   // Inside `filters`: defaults the API fills in when a file leaves them out (ignored while
   // empty), and values it computes (always ignored).
   serverAddedKeys: { filters: ['payloads', 'multivariate', 'aggregation_group_type_index', 'groups[].variant', 'groups[].aggregation_group_type_index'] },
-  computedKeys: { filters: ['groups[].sort_key', 'groups[].users_affected'] },
+  // Also what other features own (an early access feature's enrollment, an experiment's holdout):
+  // never compared, and never sent as removed.
+  computedKeys: {
+    filters: [
+      'groups[].sort_key', 'groups[].users_affected', 'groups[].properties[].cohort_name', 'groups[].properties[].group_key_names',
+      'feature_enrollment', 'holdout', 'super_groups', 'holdout_groups',
+    ],
+  },
   createStatuses: [200, 201],
   deleteStatuses: [200],
   displayKey: (raw) => String(raw),
@@ -49,8 +60,8 @@ export const featureFlag: ResourceKind = {
   itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
   liveId: (r) => r.id as number,
   isGone: (r) => r.deleted === true,
-  createCall: (s, key, values) => ({ method: 'POST', path: base(s), body: { ...values, key } }),
-  updateCall: (s, id, values, live) => ({ method: 'PATCH', path: featureFlag.itemPath(s, id), body: { ...values, ...concurrency(values, live) } }),
+  createCall: (s, key, values) => ({ method: 'POST', path: base(s), body: { ...request(values), key } }),
+  updateCall: (s, id, values, live) => ({ method: 'PATCH', path: featureFlag.itemPath(s, id), body: { ...request(values), ...concurrency(values, live) } }),
   deleteCall: (s, id) => ({ method: 'PATCH', path: featureFlag.itemPath(s, id), body: { deleted: true } }),
   preview: blastRadiusPreview,
   activity: { scopes: ['FeatureFlag'], log: 'parent' },
@@ -71,7 +82,13 @@ export const featureFlag: ResourceKind = {
   order: (changes) => flagOrder(changes.map((c) => ({ address: c.address, action: c.action, key: c.identity, live: c.live, values: c.values }))),
   check: checkProject,
   explainFailure,
+  validateEntry: validateFlagEntry,
 };
+
+/** A change's values as the request carries them (numeric comparisons as strings). */
+function request(values: Record<string, unknown>): Record<string, unknown> {
+  return 'filters' in values ? { ...values, filters: requestFilters(values.filters) } : values;
+}
 
 /**
  * Optimistic concurrency as the real API offers it (FeatureFlagSerializer.update): the version
@@ -128,6 +145,16 @@ function checkProject(view: ScopeView): ScopeCheck {
   if (creates.length > 0 && after > MAX_FLAGS_PER_PROJECT) {
     warnings.push(`project ${String(view.scope.project)} would hold ${after} feature flags after this plan: a project holds at most ${MAX_FLAGS_PER_PROJECT}, so the API will refuse the creates beyond that`);
   }
+  // The API refuses to create a flag without a condition set (validate_filters, POST).
+  for (const c of creates) {
+    const filters = c.values.filters;
+    if (filters !== null && typeof filters === 'object' && Array.isArray((filters as { groups?: unknown }).groups) && (filters as { groups: unknown[] }).groups.length === 0) {
+      return {
+        error: `${c.address}: filters.groups is empty, and this plan creates the flag: the API refuses a new flag without a condition set ("Feature flags must have at least one condition set"); add one (groups: [ { rollout_percentage: 0 } ] releases it to no one)`,
+        errorAt: view.items.find((i) => i.key === c.identity)?.position,
+      };
+    }
+  }
   const goneKeys = new Set(view.gone.map((r) => String(r.key)));
   for (const c of creates) {
     if (goneKeys.has(c.identity)) warnings.push(`${c.address}: a deleted flag held this key; the create replaces it (the API frees a deleted flag's key)`);
@@ -161,7 +188,7 @@ function groupsOf(filters: unknown): Group[] {
 /** Blast radius of a change that sets release conditions: one user_blast_radius per condition. */
 async function blastRadiusPreview(input: PreviewInput, port: KindPort): Promise<PreviewResult | undefined> {
   if (!input.changed.includes('filters') || input.scope.project === null) return undefined;
-  const filters = input.values.filters;
+  const filters = requestFilters(input.values.filters);
   const groupTypeIndex = (filters as { aggregation_group_type_index?: unknown } | undefined)?.aggregation_group_type_index ?? null;
   const unit = typeof groupTypeIndex === 'number' ? `groups of group type ${groupTypeIndex}` : 'users';
   const path = `${base(input.scope)}user_blast_radius/`;

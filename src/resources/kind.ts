@@ -121,6 +121,18 @@ export interface ScopeCheck {
   warnings?: string[];
   /** A plan-time error (the configuration asks for something the API cannot do). */
   error?: string;
+  /** Where the error is: the declared item's position (`ScopeView.items[].position`). */
+  errorAt?: unknown;
+}
+
+/** Where a kind's offline rule found a problem in one declared entry as written. */
+export interface EntryProblem {
+  /** Keys and indexes below the entry (`['filters', 'groups', 0, 'variant']`). */
+  path: ReadonlyArray<string | number>;
+  /** One line that says what the API would do with it. */
+  message: string;
+  /** The value at the path (default), or its key (an unknown or misplaced key). */
+  at?: 'key' | 'value';
 }
 
 /** What a create answered that the user must see: fields of the apply report, and lines for people. */
@@ -223,6 +235,12 @@ export interface ResourceKind {
   order?(changes: readonly ChangeView[]): Array<[string, string]>;
   /** Plan-time checks of one scope: warnings, or an error for what the API would refuse. */
   check?(view: ScopeView): ScopeCheck;
+  /**
+   * Optional: the kind's own offline rules for one declared entry (or one project's override of
+   * a shared one) as written, beyond what the JSON Schema can say; validate reports each problem
+   * at file:line:col. Must be cheap: it runs on every declared item of the kind.
+   */
+  validateEntry?(entry: Record<string, unknown>): EntryProblem[];
   /** A failed change's message, explained for the user (what may hold a key the list did not show). */
   explainFailure?(action: 'create' | 'update' | 'delete', message: string, status: number | undefined): string | undefined;
 }

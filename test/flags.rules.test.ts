@@ -1,0 +1,50 @@
+// The flag kind's own rules, below the corpus: the API's lists (the schema repeats them), the
+// regular-expression and date checks in the API's dialects, and requests carrying numeric
+// comparisons as strings.
+import { describe, expect, it } from 'vitest';
+import {
+  dateProblem, FLAG_OPERATOR_ALIASES, FLAG_OPERATORS, FLAG_PROPERTY_TYPES, normalizeFilters, regexProblem, requestFilters,
+} from '../src/resources/flag-rules.js';
+import { schemaDocument } from '../src/resources/schema.js';
+
+describe('the API\'s lists', () => {
+  it('are the schema\'s enums, so editors offer what validate accepts', () => {
+    const property = schemaDocument().$defs.flag_property?.properties ?? {};
+    expect(property.type?.enum).toEqual([...FLAG_PROPERTY_TYPES]);
+    expect(property.operator?.enum).toEqual([...FLAG_OPERATORS, ...Object.keys(FLAG_OPERATOR_ALIASES), null]);
+  });
+});
+
+describe('regular expressions in the API\'s dialect (Python\'s re)', () => {
+  it.each([
+    '(?i)^admin@', '(?im)^a.b$', '(?P<user>\\w+)@(?P=user)', '(?i:abc)def', 'a++b', '(?>ab|a)c', '(?#comment)abc',
+    '(?x) a b # spaces and comments are ignored (', '(a)?(?(1)b|c)', '[^@]+@example\\.com',
+  ])('accepts %s', (pattern) => {
+    expect(regexProblem(pattern)).toBeUndefined();
+  });
+
+  it.each(['(abc', 'a**', '[z-a]', '*a', 'a{2,1}', 'a)(?i)'])('refuses %s', (pattern) => {
+    expect(regexProblem(pattern)).toEqual(expect.any(String));
+  });
+});
+
+describe('dates in the API\'s dialect (relative_date.py, then dateutil)', () => {
+  it.each(['-7d', '7d', '-24h', '-2w', '-1m', '-1y', '2024-01-31', '2024-01-31T12:00:00Z', '2024-01-31 08:15', 'Jan 31 2024'])('accepts %s', (value) => {
+    expect(dateProblem(value)).toBeUndefined();
+  });
+
+  it.each([['-7D', /lower case/], ['-7x', /not a unit/], ['-10000d', /fewer than 10000/], ['last week', /not a date/], ['2024-13-01', /no such day/], [20240131, /as text/]])('refuses %s', (value, why) => {
+    expect(dateProblem(value)).toMatch(why);
+  });
+});
+
+describe('requests', () => {
+  it('carry numeric comparisons and flag ids as the strings the API requires, and compare equal to what it stores', () => {
+    const declared = { groups: [{ properties: [{ key: 'age', type: 'person', operator: 'gt', value: 18 }, { key: 7, type: 'flag', operator: 'flag_evaluates_to', value: true }] }] };
+    const sent = requestFilters(declared) as { groups: Array<{ properties: Array<Record<string, unknown>> }> };
+    expect(sent.groups[0]?.properties.map((p) => [p.key, p.value])).toEqual([['age', '18'], ['7', true]]);
+    expect(normalizeFilters(sent)).toEqual(normalizeFilters(declared));
+    const untouched = { groups: [{ properties: [{ key: 'plan', type: 'person', operator: 'exact', value: 3 }] }] };
+    expect(requestFilters(untouched)).toBe(untouched);
+  });
+});
