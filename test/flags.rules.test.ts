@@ -1,10 +1,12 @@
 // The flag kind's own rules, below the corpus: the API's lists (the schema repeats them), the
-// regular-expression and date checks in the API's dialects, and requests carrying numeric
-// comparisons as strings.
+// regular-expression and date checks in the API's dialects, what holds a flag (and when a
+// dependent flag stops holding one), and requests carrying numeric comparisons as strings.
 import { describe, expect, it } from 'vitest';
+import { heldFlags } from '../src/resources/feature_flag.js';
 import {
   dateProblem, FLAG_OPERATOR_ALIASES, FLAG_OPERATORS, FLAG_PROPERTY_TYPES, normalizeFilters, regexProblem, requestFilters,
 } from '../src/resources/flag-rules.js';
+import type { HoldView, LiveRecord } from '../src/resources/kind.js';
 import { schemaDocument } from '../src/resources/schema.js';
 
 describe('the API\'s lists', () => {
@@ -46,5 +48,42 @@ describe('requests', () => {
     expect(normalizeFilters(sent)).toEqual(normalizeFilters(declared));
     const untouched = { groups: [{ properties: [{ key: 'plan', type: 'person', operator: 'exact', value: 3 }] }] };
     expect(requestFilters(untouched)).toBe(untouched);
+  });
+});
+
+describe('what holds a flag', () => {
+  const flag = (id: number, key: string, extra: Record<string, unknown> = {}): LiveRecord => ({ id, key, active: true, filters: { groups: [{ rollout_percentage: 100 }] }, ...extra });
+  const dependsOn = (id: number) => ({ groups: [{ properties: [{ key: String(id), type: 'flag', operator: 'flag_evaluates_to', value: true }] }] });
+  const held = (view: Partial<HoldView> & { records: LiveRecord[] }) => {
+    const map = heldFlags({ items: [], prune: false, ...view });
+    return Object.fromEntries(view.records.map((r) => [r.key as string, (map.get(r) ?? []).map((h) => `${h.kind} ${String(h.name ?? h.id)}`)]));
+  };
+
+  it('reads owners from every shape the API answers: lists, a JSON string of ids, mappings, names only where given', () => {
+    expect(held({
+      records: [
+        flag(1, 'ids', { experiment_set: [41, 42], experiment_set_metadata: [{ id: 41, name: 'Checkout test', is_running: true }] }),
+        flag(2, 'string', { experiment_set: '[43]' }),
+        flag(3, 'mapping', { features: { 0: { id: 'e1', name: 'Beta' } }, surveys: [{ id: 's1', name: 'NPS' }] }),
+        flag(4, 'plain', { experiment_set: [], features: [], surveys: [] }),
+      ],
+    })).toEqual({ ids: ['experiment Checkout test', 'experiment 42'], string: ['experiment 43'], mapping: ['early_access_feature Beta', 'survey NPS'], plain: [] });
+  });
+
+  it('counts an active dependent only while it stays active after the plan', () => {
+    const records = [flag(1, 'base'), flag(2, 'child', { filters: dependsOn(1) }), flag(3, 'off', { active: false, filters: dependsOn(1) })];
+    expect(held({ records }).base).toEqual(['feature_flag child']);
+    const item = (key: string, ensure: 'present' | 'absent', fields: Record<string, unknown> = {}) => ({ key, ensure, fields });
+    expect(held({ records, items: [item('child', 'absent')] }).base).toEqual([]);
+    expect(held({ records, items: [item('child', 'present', { active: false })] }).base).toEqual([]);
+    expect(held({ records, items: [item('child', 'present', { filters: { groups: [{ rollout_percentage: 5 }] } })] }).base).toEqual([]);
+    expect(held({ records, items: [item('child', 'present', { filters: dependsOn(1) })] }).base).toEqual(['feature_flag child']);
+  });
+
+  it('under prune, an undeclared dependent holds only if something holds it in turn', () => {
+    const chain = [flag(1, 'base'), flag(2, 'middle', { filters: dependsOn(1) }), flag(3, 'top', { filters: dependsOn(2) })];
+    expect(held({ records: chain, prune: true })).toEqual({ base: [], middle: [], top: [] });
+    const owned = [flag(1, 'base'), flag(2, 'middle', { filters: dependsOn(1) }), flag(3, 'top', { filters: dependsOn(2), experiment_set: [9] })];
+    expect(held({ records: owned, prune: true })).toEqual({ base: ['feature_flag middle'], middle: ['feature_flag top'], top: ['experiment 9'] });
   });
 });

@@ -3,12 +3,12 @@
 import { hash } from 'node:crypto';
 import type { DesiredItem, DesiredOrganization, DesiredState } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
-import { labelOf, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
+import { labelOf, type HeldBy, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, kindByName, type Kinds } from '../resources/registry.js';
 import type { LiveState } from './live.js';
 import { canonicalJson, dropServerKeys, mergedUpdate, RULES, sameField, serverKeysOf } from './normalize.js';
 import {
-  addressOf, SENSITIVE, type Change, type Execution, type FieldChange, type ManagedItem, type Plan, type PlanResult, type PlanTargets, type UnmanagedItem,
+  addressOf, heldByText, SENSITIVE, type Change, type Execution, type FieldChange, type ManagedItem, type Plan, type PlanResult, type PlanTargets, type UnmanagedItem,
 } from './types.js';
 import { declaredAt } from '../config/shared.js';
 import type { FilePosition } from '../errors.js';
@@ -41,6 +41,8 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
   const executions = new Map<string, Execution>();
   const liveCounts = new Map<string, number>();
   const missing: DesiredItem[] = [];
+  /** Items declared absent whose live record something holds (an experiment's flag). */
+  const heldAbsent: Array<{ kind: ResourceKind; item: DesiredItem; held: readonly HeldBy[] }> = [];
   /** Declared fields the live records of a kind do not carry at all: `kind|field` → how many items declare it. */
   const absentFields = new Map<string, { kind: ResourceKind; field: string; items: number }>();
   let unchanged = 0;
@@ -68,6 +70,13 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
         }
         const matched = new Set<LiveRecord>();
         const items = itemsByScope.get(`${kind.name}|${scope.project ?? ''}`) ?? [];
+        // What holds the scope's records (never pruned), asked of the kind once, when first needed.
+        let holds: ReadonlyMap<LiveRecord, readonly HeldBy[]> | undefined;
+        const heldBy = (record: LiveRecord): readonly HeldBy[] => {
+          if (!kind.heldBy) return [];
+          holds ??= kind.heldBy({ records, items: items.map((i) => ({ key: i.key, ensure: i.ensure, fields: i.fields, position: i.position })), prune: kind.prunable && org.prune[kind.configKey] === true });
+          return holds.get(record) ?? [];
+        };
         for (const item of items) {
           const address = addressOf(kind.name, org.id, itemKey(scope, item.key));
           if (targets && !targets.matches(address)) {
@@ -79,6 +88,7 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
           }
           const record = findRecord(kind, scope, item, byMatch);
           if (record) matched.add(record);
+          if (record && item.ensure === 'absent' && heldBy(record).length > 0) heldAbsent.push({ kind, item, held: heldBy(record) });
           managed.push({ address, digest: itemDigest(kind, address, item, record) });
           const change = diffItem(kind, scope, address, item, record, (field) => {
             const key = `${kind.name}|${field}`;
@@ -98,7 +108,8 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
           const key = kind.displayKey(record[kind.identityField]);
           const address = addressOf(kind.name, org.id, itemKey(scope, key));
           if (targets && !targets.matches(address)) continue;
-          if (kind.prunable && org.prune[kind.configKey] === true) {
+          const held = heldBy(record);
+          if (kind.prunable && org.prune[kind.configKey] === true && held.length === 0) {
             managed.push({ address, digest: itemDigest(kind, address, undefined, record) });
             const pruneAt = org.pruneAt?.[kind.configKey];
             changes.push({
@@ -107,7 +118,7 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
             });
             executions.set(address, { kind, scope, identity: key, id: kind.liveId(record), values: {}, live: record });
           } else {
-            unmanaged.push({ address, kind: kind.name, organization: org.id, key: itemKey(scope, key) });
+            unmanaged.push({ address, kind: kind.name, organization: org.id, key: itemKey(scope, key), ...(held.length > 0 ? { held_by: [...held] } : {}) });
           }
         }
       }
@@ -120,6 +131,13 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
     const more = missing.length > 1 ? ` (and ${missing.length - 1} more)` : '';
     const why = kind.notCreated ?? `${labelOf(kind)} items cannot be created`;
     throw new HogsyncError('config', `${first.kind} ${first.key} does not exist in organization ${first.organization} (${why})${more}`, { position: first.position });
+  }
+
+  if (heldAbsent.length > 0) {
+    const { kind, item, held } = heldAbsent[0] as (typeof heldAbsent)[number];
+    const more = heldAbsent.length > 1 ? ` (and ${heldAbsent.length - 1} more)` : '';
+    throw new HogsyncError('config', `${labelOf(kind)} "${item.project === null ? item.key : `${item.project}/${item.key}`}" has ensure: absent, but it is ${heldByText(held)}: `
+      + `it is not deleted while that holds it; remove ensure: absent, or release it there first${more}`, { position: item.position });
   }
 
   assertOneChangePerItem(changes, executions, desired, kinds);
@@ -333,6 +351,7 @@ function fingerprintOf(managed: ManagedItem[], desired: DesiredState, targets?: 
 }
 
 const formatAt = (p: FilePosition) => `${p.file}:${p.line}:${p.col}`;
+
 
 /**
  * The live record a declared item stands for: the one with its identity, or, for an item

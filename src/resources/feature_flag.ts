@@ -14,14 +14,15 @@
 //   - a project holds at most 2000 flags; a key the list did not show may still be taken;
 //   - what validate checks offline beyond the schema (flag-rules.ts); `groups: []` on a flag
 //     the plan creates is refused at plan time (the API refuses such a create);
+//   - flags that experiments, early access features, surveys or active flags hold are never
+//     pruned (heldFlags, below);
 //   - numeric comparisons are sent with the string value the API requires (requestFilters).
-
 import { isHogsyncError } from '../errors.js';
 import { describeFlagFilters } from './flag-filters.js';
 import { dependencyCycle, flagOrder } from './flag-order.js';
-import { normalizeFilters, normalizeTags, requestFilters, validateFlagEntry } from './flag-rules.js';
+import { flagDependencies, normalizeFilters, normalizeTags, requestFilters, validateFlagEntry } from './flag-rules.js';
 import type {
-  BlastRadius, KindPort, LiveRecord, PreviewInput, PreviewResult, ResourceKind, Scope, ScopeCheck, ScopeView,
+  BlastRadius, HeldBy, HoldView, KindPort, LiveRecord, PreviewInput, PreviewResult, ResourceKind, Scope, ScopeCheck, ScopeView,
 } from './kind.js';
 import { fieldsFromSchema, lazy } from './schema.js';
 
@@ -82,6 +83,7 @@ export const featureFlag: ResourceKind = {
   order: (changes) => flagOrder(changes.map((c) => ({ address: c.address, action: c.action, key: c.identity, live: c.live, values: c.values }))),
   check: checkProject,
   explainFailure,
+  heldBy: heldFlags,
   validateEntry: validateFlagEntry,
 };
 
@@ -210,4 +212,109 @@ async function blastRadiusPreview(input: PreviewInput, port: KindPort): Promise<
     const why = isHogsyncError(err) ? err.format() : err instanceof Error ? err.message : String(err);
     return { warning: `blast radius of ${input.address} is unknown: ${why}` };
   }
+}
+
+// What holds a live feature flag, so that prune never deletes it: the other features the API
+// ties it to, as its record names them (FeatureFlagSerializer in
+// products/feature_flags/backend/api/feature_flag.py):
+//   - `experiment_set`: ids of the flag's experiments (not deleted); newer versions add
+//     `experiment_set_metadata` [{id, name, is_running}], older ones name none (nor does the
+//     OpenAPI, which types it as a string: a JSON list of ids is read too);
+//   - `features`: its early access features (MinimalEarlyAccessFeatureSerializer: id, name, …);
+//   - `surveys`: surveys linked to it (SurveyAPISerializer: id, name, …);
+// (lists, or mappings of them as older documents describe them), and the active flags that
+// depend on it (a `flag` property naming its id; the API refuses to delete or disable a flag
+// they depend on: `find_dependent_flags`). A dependent holds it only if it stays active after
+// the plan: a flag the files delete, disable, archive or no longer make depend on it holds
+// nothing, nor does an undeclared one that prune deletes because nothing holds it either.
+const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A list the API answers as a list, a JSON string of one, or a mapping of its items. */
+function listOf(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value;
+  if (typeof value === 'string') {
+    try {
+      const parsed = JSON.parse(value) as unknown;
+      return Array.isArray(parsed) ? parsed : [];
+    } catch {
+      return [];
+    }
+  }
+  return isObj(value) ? Object.values(value) : [];
+}
+
+const idOf = (v: unknown): string | number | undefined => (typeof v === 'number' || (typeof v === 'string' && v !== '') ? v : undefined);
+const nameOf = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+/** The features that own a flag, from its own record. */
+export function flagOwners(record: LiveRecord): HeldBy[] {
+  const out: HeldBy[] = [];
+  const names = new Map<string, string | null>();
+  for (const e of listOf(record.experiment_set_metadata)) if (isObj(e) && idOf(e.id) !== undefined) names.set(String(e.id), nameOf(e.name));
+  for (const e of listOf(record.experiment_set)) {
+    const id = idOf(isObj(e) ? e.id : e);
+    if (id !== undefined) out.push({ kind: 'experiment', id, name: (isObj(e) ? nameOf(e.name) : null) ?? names.get(String(id)) ?? null });
+  }
+  for (const f of listOf(record.features)) {
+    if (isObj(f) && idOf(f.id) !== undefined) out.push({ kind: 'early_access_feature', id: idOf(f.id) as string | number, name: nameOf(f.name) });
+  }
+  for (const s of listOf(record.surveys)) {
+    if (isObj(s) && idOf(s.id) !== undefined) out.push({ kind: 'survey', id: idOf(s.id) as string | number, name: nameOf(s.name) });
+  }
+  return out;
+}
+
+/** Every live flag of a scope that something holds, with what holds it. */
+export function heldFlags(view: HoldView): Map<LiveRecord, HeldBy[]> {
+  const declared = new Map(view.items.map((i) => [i.key, i]));
+  const owners = new Map<LiveRecord, HeldBy[]>();
+  for (const r of view.records) {
+    const own = flagOwners(r);
+    if (own.length > 0) owners.set(r, own);
+  }
+  const byId = new Map<number, LiveRecord>();
+  for (const r of view.records) if (typeof r.id === 'number') byId.set(r.id, r);
+  /** A flag's state after the plan, for flags the files declare: undefined when deleted. */
+  const after = (r: LiveRecord): { active: boolean; filters: unknown } | undefined => {
+    const item = declared.get(String(r.key));
+    if (!item) return { active: r.active !== false && r.archived !== true, filters: r.filters };
+    if (item.ensure === 'absent') return undefined;
+    const f = item.fields;
+    const active = (f.active ?? r.active) !== false && (f.archived ?? r.archived) !== true;
+    return { active, filters: 'filters' in f ? f.filters : r.filters };
+  };
+  // Flags that stay (and so may hold others): declared present ones, undeclared ones unless
+  // prune deletes them. Under prune an undeclared flag stays only if held: found by growing
+  // the set from the flags that certainly stay (a least fixed point).
+  const holders = new Map<LiveRecord, HeldBy[]>();
+  const stays = new Set<LiveRecord>();
+  const queue: LiveRecord[] = [];
+  const stay = (r: LiveRecord): void => {
+    if (stays.has(r)) return;
+    stays.add(r);
+    queue.push(r);
+  };
+  for (const r of view.records) {
+    const undeclared = !declared.has(String(r.key));
+    if (!undeclared || !view.prune || owners.has(r)) stay(r);
+  }
+  while (queue.length > 0) {
+    const holder = queue.shift() as LiveRecord;
+    const state = after(holder);
+    if (!state?.active) continue;
+    for (const id of flagDependencies(state.filters)) {
+      const held = byId.get(id);
+      if (!held || held === holder) continue;
+      const list = holders.get(held) ?? [];
+      if (!list.some((h) => h.id === holder.id)) list.push({ kind: 'feature_flag', id: holder.id as number, name: String(holder.key) });
+      holders.set(held, list);
+      stay(held);
+    }
+  }
+  const out = new Map<LiveRecord, HeldBy[]>();
+  for (const r of view.records) {
+    const all = [...(owners.get(r) ?? []), ...(holders.get(r) ?? [])];
+    if (all.length > 0) out.set(r, all);
+  }
+  return out;
 }

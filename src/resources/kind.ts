@@ -125,6 +125,25 @@ export interface ScopeCheck {
   errorAt?: unknown;
 }
 
+/** Something that holds a live item, so that it is never pruned (an experiment holding a flag). */
+export interface HeldBy {
+  /** What holds it (`experiment`, `survey`, a kind's name, …): named in messages with underscores as spaces. */
+  kind: string;
+  id: string | number;
+  /** Its name where the API says it, else null (then messages name it by id). */
+  name: string | null;
+}
+
+/** What a kind's `heldBy` sees of one scope. */
+export interface HoldView {
+  /** Live records (gone and held-back ones aside). */
+  records: readonly LiveRecord[];
+  /** Declared items of the kind in the scope (every one, targeted or not). */
+  items: ScopeView['items'];
+  /** Whether the files prune the kind in the scope. */
+  prune: boolean;
+}
+
 /** Where a kind's offline rule found a problem in one declared entry as written. */
 export interface EntryProblem {
   /** Keys and indexes below the entry (`['filters', 'groups', 0, 'variant']`). */
@@ -235,6 +254,13 @@ export interface ResourceKind {
   order?(changes: readonly ChangeView[]): Array<[string, string]>;
   /** Plan-time checks of one scope: warnings, or an error for what the API would refuse. */
   check?(view: ScopeView): ScopeCheck;
+  /**
+   * Optional: the live records of one scope that something else holds (an experiment, a survey,
+   * another item that depends on it), with what holds each. A held record is never pruned (it
+   * stays unmanaged, saying what holds it), and `ensure: absent` on it is a plan error naming
+   * the holder. Asked once per scope, only where a record would otherwise be pruned or listed.
+   */
+  heldBy?(view: HoldView): ReadonlyMap<LiveRecord, readonly HeldBy[]>;
   /**
    * Optional: the kind's own offline rules for one declared entry (or one project's override of
    * a shared one) as written, beyond what the JSON Schema can say; validate reports each problem
