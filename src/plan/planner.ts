@@ -245,7 +245,16 @@ function itemKey(scope: Scope, key: string): string {
 }
 
 function isSensitive(kind: ResourceKind, item: DesiredItem, field: string, record?: LiveRecord): boolean {
-  return kind.fields[field]?.sensitive === true || item.interpolated.includes(field) || (kind.secretFields?.(item.fields, record).includes(field) ?? false);
+  return isLiveSecret(kind, item, field, record) || item.interpolated.includes(field);
+}
+
+/**
+ * Whether the live value of a field is itself a secret (a sensitive field, encrypted payloads).
+ * A file value that came through ${env:…} is masked, but the live value beside it is shown
+ * unless it is a secret of its own.
+ */
+function isLiveSecret(kind: ResourceKind, item: DesiredItem, field: string, record?: LiveRecord): boolean {
+  return kind.fields[field]?.sensitive === true || (kind.secretFields?.(item.fields, record).includes(field) ?? false);
 }
 
 /** A sensitive value is never shown, but whether one is set is: `(sensitive)`, or null when none is. */
@@ -298,7 +307,8 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
     }
     if (sameField(kind, path, after, record[path])) continue;
     const sensitive = isSensitive(kind, item, path, record);
-    fields.push({ path, before: shown(comparable(kind, path, record[path], after), sensitive), after: shown(comparable(kind, path, after, after), sensitive), sensitive });
+    const liveSecret = isLiveSecret(kind, item, path, record);
+    fields.push({ path, before: shown(comparable(kind, path, record[path], after), liveSecret), after: shown(comparable(kind, path, after, after), sensitive), sensitive });
     // A merged field keeps keys that are not sent: the ones the file dropped go as null (not the
     // keys the server adds or owns: an empty default, a value another feature owns).
     values[path] = spec.merge ? mergedUpdate(after, dropServerKeys(record[path], after, serverKeysOf(kind, path)), spec.merge) : after;
