@@ -1,12 +1,13 @@
 // The flag kind's own rules, below the corpus: the API's lists (the schema repeats them), the
 // regular-expression and date checks in the API's dialects, what holds a flag (and when a
-// dependent flag stops holding one), and requests carrying numeric comparisons as strings.
+// dependent flag stops holding one), requests carrying numeric comparisons as strings, and the
+// blast radius of a flag that is off.
 import { describe, expect, it } from 'vitest';
-import { heldFlags } from '../src/resources/feature_flag.js';
+import { featureFlag, heldFlags } from '../src/resources/feature_flag.js';
 import {
   dateProblem, FLAG_OPERATOR_ALIASES, FLAG_OPERATORS, FLAG_PROPERTY_TYPES, normalizeFilters, regexProblem, requestFilters,
 } from '../src/resources/flag-rules.js';
-import type { HoldView, LiveRecord } from '../src/resources/kind.js';
+import type { HoldView, KindPort, LiveRecord } from '../src/resources/kind.js';
 import { schemaDocument } from '../src/resources/schema.js';
 
 describe('the API\'s lists', () => {
@@ -85,5 +86,21 @@ describe('what holds a flag', () => {
     expect(held({ records: chain, prune: true })).toEqual({ base: [], middle: [], top: [] });
     const owned = [flag(1, 'base'), flag(2, 'middle', { filters: dependsOn(1) }), flag(3, 'top', { filters: dependsOn(2), experiment_set: [9] })];
     expect(held({ records: owned, prune: true })).toEqual({ base: ['feature_flag middle'], middle: ['feature_flag top'], top: ['experiment 9'] });
+  });
+});
+
+describe('the blast radius of a flag that is off', () => {
+  const port = (affected: number, total: number): KindPort => ({ request: async <T>() => ({ status: 200, body: { affected, total } as T }) });
+  const input = (values: Record<string, unknown>, live?: Record<string, unknown>) => ({
+    address: 'feature_flag:ORG/1/f', action: 'update' as const, scope: { organization: 'ORG', project: 1 }, identity: 'f',
+    values: { filters: { groups: [{ rollout_percentage: 100 }] }, ...values }, changed: ['filters'], ...(live ? { live } : {}),
+  });
+
+  it('reaches no one, and says what it would reach once on', async () => {
+    const preview = featureFlag.preview?.bind(featureFlag);
+    expect((await preview?.(input({}, { active: false }), port(40, 40)))?.annotations?.blast_radius).toEqual({ affected: 0, total: 40, inactive: true, when_enabled: 40 });
+    expect((await preview?.(input({ active: false }), port(40, 40)))?.annotations?.blast_radius).toMatchObject({ affected: 0, inactive: true });
+    expect((await preview?.(input({ active: true }, { active: false }), port(40, 40)))?.annotations?.blast_radius).toEqual({ affected: 40, total: 40 });
+    expect((await preview?.(input({}, { active: true }), port(12, 40)))?.annotations?.blast_radius).toEqual({ affected: 12, total: 40 });
   });
 });

@@ -16,7 +16,8 @@
 //     the plan creates is refused at plan time (the API refuses such a create);
 //   - flags that experiments, early access features, surveys or active flags hold are never
 //     pruned (heldFlags, below);
-//   - numeric comparisons are sent with the string value the API requires (requestFilters).
+//   - numeric comparisons are sent with the string value the API requires (requestFilters);
+//   - an inactive flag reaches no one: its blast radius says so.
 import { isHogsyncError } from '../errors.js';
 import { describeFlagFilters } from './flag-filters.js';
 import { dependencyCycle, flagOrder } from './flag-order.js';
@@ -187,7 +188,18 @@ function groupsOf(filters: unknown): Group[] {
   return Array.isArray(groups) ? groups.filter((g): g is Group => g !== null && typeof g === 'object') : [];
 }
 
-/** Blast radius of a change that sets release conditions: one user_blast_radius per condition. */
+/** Whether the flag is on after the change: the change's values, else the live record's (a new flag is on). */
+function activeAfter(input: PreviewInput): boolean {
+  const active = input.values.active ?? input.live?.active;
+  const archived = input.values.archived ?? input.live?.archived;
+  return active !== false && archived !== true;
+}
+
+/**
+ * Blast radius of a change that sets release conditions: one user_blast_radius per condition.
+ * A flag that is off after the change reaches no one: its radius says so, with what its
+ * conditions would reach once it is on.
+ */
 async function blastRadiusPreview(input: PreviewInput, port: KindPort): Promise<PreviewResult | undefined> {
   if (!input.changed.includes('filters') || input.scope.project === null) return undefined;
   const filters = requestFilters(input.values.filters);
@@ -205,7 +217,8 @@ async function blastRadiusPreview(input: PreviewInput, port: KindPort): Promise<
       total = Math.max(total, radius.total);
     }
     // Conditions may overlap: the sum is an upper bound, and never more than everyone.
-    const radius: BlastRadius = { affected: Math.min(affected, total), total };
+    const reach = Math.min(affected, total);
+    const radius: BlastRadius = activeAfter(input) ? { affected: reach, total } : { affected: 0, total, inactive: true, when_enabled: reach };
     if (unit !== 'users') radius.unit = unit;
     return { annotations: { blast_radius: radius } };
   } catch (err) {

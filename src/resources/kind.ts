@@ -53,6 +53,10 @@ export interface BlastRadius {
   total: number;
   /** What is counted, in plural ("users", or the group type of a group-aggregated flag); default users. */
   unit?: string;
+  /** The item is off after the change: it reaches no one (`affected` is 0) … */
+  inactive?: true;
+  /** … and its conditions would reach this many once it is on. */
+  when_enabled?: number;
 }
 
 /**
@@ -76,6 +80,8 @@ export interface PreviewInput {
   values: Record<string, unknown>;
   /** Paths of the fields the change sets. */
   changed: readonly string[];
+  /** The live record (updates): what the change leaves as it is. */
+  live?: LiveRecord;
 }
 
 export interface PreviewResult { annotations?: ChangeAnnotations; warning?: string }

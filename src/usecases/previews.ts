@@ -10,8 +10,8 @@ export async function runPreviews(result: PlanResult, port: ApiPort, parallelism
   const found = await mapLimit(targets, parallelism, async (change) => {
     const execution = result.executions.get(change.address);
     if (!execution?.kind.preview || change.action === 'delete') return undefined;
-    const { scope, identity, values } = execution;
-    return execution.kind.preview({ address: change.address, action: change.action, scope, identity, values, changed: change.fields.map((f) => f.path) }, port);
+    const { scope, identity, values, live } = execution;
+    return execution.kind.preview({ address: change.address, action: change.action, scope, identity, values, changed: change.fields.map((f) => f.path), ...(live ? { live } : {}) }, port);
   });
   const changes = new Map<string, ChangeAnnotations>();
   const warnings: string[] = [];
