@@ -34,8 +34,9 @@ const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, 
 addFormats.default(ajv, ['uuid']);
 // Annotations hogsync reads itself: sensitivity, compare rule, what a pattern means (for messages),
 // fields the API merges, fields that only shape the configuration (aliases, renames, shared flags), never sent to the
-// API, and fields that are UI state (left out of exports unless --all-fields).
-ajv.addVocabulary(['x-sensitive', 'x-normalize', 'x-expected', 'x-reason', 'x-config-only', 'x-merge', 'x-ui-state', 'x-deprecated']);
+// API, fields that are UI state (left out of exports unless --all-fields), and what the API does with a key it does
+// not know (x-unknown) or a field left out (x-if-absent), for the messages about misspelt keys.
+ajv.addVocabulary(['x-sensitive', 'x-normalize', 'x-expected', 'x-reason', 'x-config-only', 'x-merge', 'x-ui-state', 'x-deprecated', 'x-unknown', 'x-if-absent']);
 writeFileSync(join(scratch, 'schema-validator.cjs'), standaloneCode(ajv, ajv.compile(schema)));
 
 const bundles = [

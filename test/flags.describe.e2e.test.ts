@@ -84,7 +84,7 @@ const FILES = config(`projects:
       - key: odd
         filters:
           groups:
-            - properties: [ { key: age, type: person, operator: between, value: [18, 30] } ]
+            - properties: [ { key: age, type: person, operator: icontains_multi, value: ["1", "3"] } ]
               rollout_percentage: 100
       - key: fresh
         name: Fresh
@@ -150,7 +150,7 @@ describe('flag changes in the web app\'s words', () => {
     const odd = block(text, 'odd');
     // The same property with an operator it does not know: that property as a JSON diff.
     expect(odd).toContain('      filters:\n        condition set 1: property age (as JSON):\n');
-    expect(odd).toMatch(/\n {10}- {3}"operator": "exact",\n {10}\+ {3}"operator": "between",\n/);
+    expect(odd).toMatch(/\n {10}- {3}"operator": "exact",\n {10}\+ {3}"operator": "icontains_multi",\n/);
   });
 
   it('reads the release conditions of a flag to create the same way, every line added', () => {
@@ -179,7 +179,7 @@ describe('flag changes in the web app\'s words', () => {
       '!   match by users → group type 0',
       '!   condition sets reordered: 1, 2 → 2, 1',
       '    condition set 1: property age (as JSON):',
-      '+       "operator": "between",',
+      '+       "operator": "icontains_multi",',
     ]) expect(markdown, line).toContain(`\n${line}\n`);
   });
 

@@ -116,14 +116,18 @@ describe('computePlan', () => {
     expect((error as HogsyncError).format()).toBe(`h.yaml:3:7: project 404 does not exist in organization ${ORG} (projects are adopted by id, never created)`);
   });
 
-  it('never shows a sensitive or interpolated value, but executes with it', () => {
+  it('never shows a sensitive or interpolated value, but executes with it; the live value beside an interpolated one shows unless it is a secret itself', () => {
     const r = plan(desired([
       item('project', '1', { slack_incoming_webhook: 'https://hooks.example/secret-1', name: 'Team secret' }, { interpolated: ['name'] }),
     ]), { projects: [{ id: 1, slack_incoming_webhook: 'https://hooks.example/old', name: 'x' }] });
     const text = JSON.stringify(r.plan);
     expect(text).not.toContain('secret-1');
     expect(text).not.toContain('Team secret');
-    expect(r.plan.changes[0]?.fields.every((f) => f.sensitive && f.before === '(sensitive)' && f.after === '(sensitive)')).toBe(true);
+    expect(text).not.toContain('hooks.example/old');
+    expect(r.plan.changes[0]?.fields).toEqual([
+      { path: 'slack_incoming_webhook', before: '(sensitive)', after: '(sensitive)', sensitive: true },
+      { path: 'name', before: 'x', after: '(sensitive)', sensitive: true },
+    ]);
     expect(r.executions.get(`project:${ORG}/1`)?.values).toEqual({ slack_incoming_webhook: 'https://hooks.example/secret-1', name: 'Team secret' });
   });
 

@@ -134,6 +134,7 @@ feature_flags:
                 - key: { feature_flag: no-such-flag }
                   type: flag
                   value: true
+                  operator: flag_evaluates_to
 `));
     const r = await ws.cli(['plan', unknown]);
     expect(r.code).toBe(1);
@@ -144,7 +145,7 @@ feature_flags:
   - id: 111
     feature_flags:
       - key: gated
-        filters: { groups: [ { properties: [ { key: { role: Admins }, type: flag, value: true } ] } ] }
+        filters: { groups: [ { properties: [ { key: { role: Admins }, type: flag, value: true, operator: flag_evaluates_to } ] } ] }
 `));
     const v = await ws.cli(['validate', wrong]);
     expect(v.code).toBe(1);

@@ -37,4 +37,15 @@ describe('text plan', () => {
     expect(lines).toContain('        +       "rollout_percentage": 99');
     expect(lines.some((l) => /… \d+ unchanged lines/.test(l))).toBe(true);
   });
+
+  it('says a flag that is off reaches no one, and what its conditions would reach once on', () => {
+    const change: Change = {
+      address: 'feature_flag:org/1/off', kind: 'feature_flag', organization: 'org', project: 1, key: '1/off', action: 'update',
+      fields: [{ path: 'active', before: true, after: false, sensitive: false }],
+      blast_radius: { affected: 0, total: 200, inactive: true, when_enabled: 50 },
+    };
+    const out = renderText(plan([change]), { color: false });
+    expect(out).toContain('blast radius: none, the flag is off (once on, the new release conditions would reach 50 of 200 users (25.0%))');
+    expect(out).not.toContain('the new release conditions reach');
+  });
 });

@@ -195,6 +195,56 @@ describe('sandbox flags: dependencies and preconditions', () => {
   });
 });
 
+describe('sandbox flags: what owns a flag, as the real serializer answers it', () => {
+  async function owned(apiVersion: number): Promise<{ c: Api; flag: (key: string) => Promise<Rec> }> {
+    const seed = {
+      api_version: apiVersion,
+      organizations: [{
+        id: DEFAULT_ORG,
+        projects: [{
+          id: P,
+          feature_flags: [
+            { key: 'running', filters: ALL, experiments: [{ id: 41, name: 'Checkout test' }] },
+            { key: 'stopped', filters: ALL, experiments: [{ id: 42, name: 'Old pricing', running: false }] },
+            { key: 'eaf', filters: ALL, early_access_features: ['Beta dashboard'] },
+            { key: 'survey', filters: ALL, surveys: [{ name: 'NPS' }] },
+          ],
+        }],
+      }],
+    } as SeedDocument;
+    const sb = await inProcessSandbox({ seed });
+    const c = api(sb.baseUrl, sb.apiKey);
+    const flag = async (key: string) => ((await c.get(`${F}/`)).body as Page).results.find((f) => f.key === key) as Rec;
+    return { c, flag };
+  }
+
+  it('names experiments (with their names on newer versions), early access features and surveys in lists', async () => {
+    const { flag } = await owned(2026);
+    expect(await flag('running')).toMatchObject({ experiment_set: [41], experiment_set_metadata: [{ id: 41, name: 'Checkout test', is_running: true }], features: [], surveys: [] });
+    expect((await flag('eaf')).features).toEqual([expect.objectContaining({ name: 'Beta dashboard', flagKey: 'eaf', id: expect.stringMatching(/^[0-9a-f-]{36}$/) })]);
+    expect((await flag('eaf')).filters).toMatchObject({ feature_enrollment: true });
+    expect((await flag('survey')).surveys).toEqual([expect.objectContaining({ name: 'NPS', id: expect.stringMatching(/^[0-9a-f-]{36}$/) })]);
+    const older = await owned(2025);
+    const record = await older.flag('running');
+    expect(record.experiment_set).toEqual([41]);
+    expect(record).not.toHaveProperty('experiment_set_metadata');
+  });
+
+  it('refuses deleting a flag a running experiment or an early access feature uses; a stopped experiment\'s or a survey\'s flag is deleted', async () => {
+    const { c, flag } = await owned(2026);
+    const del = async (key: string) => c.patch(`${F}/${(await flag(key)).id as number}/`, { deleted: true });
+    expect(((await del('running')).body as Rec).detail)
+      .toBe('Cannot delete a feature flag that is linked to running experiment(s): "Checkout test" (ID: 41). Please stop the experiment(s) before deleting the flag.');
+    expect(((await del('eaf')).body as Rec).detail).toMatch(/^Cannot delete a feature flag that is in use with early access features/);
+    const stopped = await del('stopped');
+    expect(stopped.status).toBe(200);
+    // The experiment keeps the flag, so the API frees its key by renaming it.
+    expect((stopped.body as Rec).key).toMatch(/^stopped:deleted:\d+$/);
+    expect((await del('survey')).status).toBe(200);
+    expect(await keys(c)).toEqual(['eaf', 'running']);
+  });
+});
+
 describe('sandbox flags: optimistic concurrency and approvals', () => {
   it('refuses (409) a write made against an older version when another write changed the same field', async () => {
     const { c } = await sandbox();

@@ -43,6 +43,13 @@ const examplePersons = example.organizations[0]?.projects.find((p) => p.id === 1
 const evaluable = examplePersons as unknown as SandboxPerson[];
 const F = '/api/projects/12345/feature_flags';
 
+/**
+ * What owns a flag comes as lists, as the real FeatureFlagSerializer answers it (get_experiment_set,
+ * get_surveys and get_features: products/feature_flags/backend/api/feature_flag.py); the OpenAPI
+ * document describes these method fields without their annotations, as a string and objects.
+ */
+const unexplained = (problem: string): boolean => !/\/(experiment_set: must be string|surveys: must be object|features: must be object)$/.test(problem);
+
 let c: Api;
 beforeEach(async () => {
   const sb = await inProcessSandbox({ seed: SEED_EXAMPLE });
@@ -55,7 +62,7 @@ describe('sandbox feature flags: CRUD', () => {
     const r = await c.post(`${F}/`, { key: 'new-thing', name: 'A new thing', filters: { groups: [{ properties: [], rollout_percentage: 20 }] } });
     expect(r.status).toBe(201);
     const flag = r.body as Rec;
-    expect(schemaErrors('FeatureFlag', flag)).toEqual([]);
+    expect(schemaErrors('FeatureFlag', flag).filter(unexplained)).toEqual([]);
     expect(flag).toMatchObject({
       key: 'new-thing', name: 'A new thing', active: true, deleted: false, tags: [], is_simple_flag: true, rollout_percentage: 20,
       filters: { groups: [{ properties: [], rollout_percentage: 20 }], payloads: {}, multivariate: null }, version: 1,
@@ -67,7 +74,7 @@ describe('sandbox feature flags: CRUD', () => {
     // A flag with property filters is not simple and has no top-level rollout.
     const complex = (await c.get(`${F}/`)).body as Page;
     expect(complex.results.find((f) => f.key === 'new-checkout')).toMatchObject({ is_simple_flag: false, rollout_percentage: null });
-    expect(schemaErrors('PaginatedFeatureFlagList', complex)).toEqual([]);
+    expect(schemaErrors('PaginatedFeatureFlagList', complex).filter(unexplained)).toEqual([]);
   });
 
   it('validates keys: required, ^[a-zA-Z0-9_-]+$, unique among flags not deleted', async () => {

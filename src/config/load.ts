@@ -9,7 +9,7 @@ import type { DesiredState } from './model.js';
 import { parseConfigText } from './config-text.js';
 import { expandShared } from './shared.js';
 import { ConfigErrors, sortProblems, type ConfigProblem } from './problems.js';
-import { checkSchema } from './validate-schema.js';
+import { checkEntries, checkSchema } from './validate-schema.js';
 import { KINDS } from '../resources/registry.js';
 import { registerSecret } from '../util/secrets.js';
 
@@ -62,9 +62,16 @@ export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = proce
       problems.push({ position: position(p.pointer), message: p.message });
       failed.add(p.pointer);
     }
+    const reported = new Set<string>();
     for (const issue of checkSchema(interpolated.data, interpolated.sources)) {
       // A value already reported (a bad ${…}, a custom tag) would only repeat the problem.
       if (under(issue.pointer, failed)) continue;
+      reported.add(issue.pointer);
+      problems.push({ position: position(issue.pointer, issue.at === 'key'), message: issue.message });
+    }
+    // The kinds' own rules (a flag's variants, payloads, operators), where the schema found nothing.
+    for (const issue of checkEntries(interpolated.data)) {
+      if (under(issue.pointer, failed) || under(issue.pointer, reported)) continue;
       problems.push({ position: position(issue.pointer, issue.at === 'key'), message: issue.message });
     }
     loaded.push({ file, data: interpolated.data, map, envPointers: new Set(interpolated.sources.keys()) });

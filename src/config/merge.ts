@@ -182,7 +182,7 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
       const shownKey = itemAddressKey(item);
       // Say why two different spellings are the same item (role names ignore case).
       const caseNote = first.item.key !== item.key ? ` (${label} ${kind.identityField}s ignore case: "${first.item.key}" and "${item.key}")` : '';
-      const hint = isParent(kind) ? `; a ${label} may repeat only as \`${kind.identityField}\` plus ${childKindsOf(kind).map((c) => `\`${c.configKey}\``).join(', ')}` : '';
+      const hint = isParent(kind) ? `; a ${label} may repeat only as \`${kind.identityField}\` plus the lists of what it holds (${childKindsOf(kind).map((c) => c.configKey).join(', ')})` : '';
       problems.push({
         position: item.position,
         message: `${label} "${shownKey}" is declared twice: ${formatPosition(first.where)} and ${formatPosition(item.position)}${caseNote}${hint}`,

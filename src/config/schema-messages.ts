@@ -4,7 +4,7 @@
 import type { ErrorObject } from 'ajv';
 import { KINDS, childKinds, topKinds } from '../resources/registry.js';
 import { readablePath, splitPointer } from './pointer.js';
-import { defsDeclaring, resolveNode, schemaAt } from './schema-doc.js';
+import { defsDeclaring, resolveNode, schemaAt, type SchemaNode } from './schema-doc.js';
 import { suggest } from './suggest.js';
 
 export interface SchemaIssue {
@@ -147,7 +147,9 @@ function explain(e: ErrorObject, ctx: MessageContext): SchemaIssue {
       const allowed = ((p.allowedValues as unknown[] | undefined) ?? []).filter((v) => v !== null);
       const strings = allowed.filter((v): v is string => typeof v === 'string');
       const hint = !secret && typeof value === 'string' ? suggest(value, strings) : undefined;
-      const dym = hint ? `; did you mean ${JSON.stringify(hint)}?` : '';
+      // What the API does with a value it does not know, where the schema says (x-unknown).
+      const api = schemaAt(seg)?.node['x-unknown'];
+      const dym = `${api ? `: ${api}` : ''}${hint ? `; did you mean ${JSON.stringify(hint)}?` : ''}`;
       if (allowed.length <= MAX_LISTED) return at(`must be ${orList(allowed.map((v) => JSON.stringify(v)))}${got}${dym}`);
       const noun = seg[seg.length - 1] === 'timezone' ? 'time zone' : `value for ${seg[seg.length - 1] ?? 'this field'}`;
       return at(`${shown} is not a known ${noun}${dym}`);
@@ -180,7 +182,9 @@ function explain(e: ErrorObject, ctx: MessageContext): SchemaIssue {
       const where = schemaAt(seg);
       const name = String(p.missingProperty);
       const inWhat = where?.def ? ` in ${human(where.def)}` : '';
-      return { pointer: e.instancePath, at: 'value', message: `missing required field "${name}"${inWhat}` };
+      // What the API does without it, where the schema says (a flag property without `type`).
+      const without = where?.node.properties?.[name]?.['x-if-absent'];
+      return { pointer: e.instancePath, at: 'value', message: `missing required field "${name}"${inWhat}${without ? `: without it the API ${without}` : ''}` };
     }
     case 'additionalProperties': {
       const name = String(p.additionalProperty);
@@ -196,6 +200,7 @@ function explain(e: ErrorObject, ctx: MessageContext): SchemaIssue {
       // prune's keys repeat the top level's list names, so "belongs at the top level" would mislead there.
       const elsewhere = def === 'prune' ? [] : defsDeclaring(name).filter((d) => d !== (def ?? 'top level') && d !== 'prune');
       const prefix = typo ?? (elsewhere.length > 0 ? undefined : suggest(name, allowed));
+      msg += apiConsequence(where?.node, typo ?? prefix, value);
       if (typo ?? prefix) {
         msg += `; did you mean "${typo ?? prefix}"?`;
       } else if (elsewhere.length > 0) {
@@ -209,6 +214,20 @@ function explain(e: ErrorObject, ctx: MessageContext): SchemaIssue {
     default:
       return at(e.message ?? `fails ${e.keyword}`);
   }
+}
+
+/**
+ * What the API does with an unknown key where the schema says (`x-unknown` on a closed mapping
+ * the API keeps anyway), and, when the key looks like a misspelt field that the mapping lacks,
+ * what the API does without that field (its `x-if-absent`): a misspelt `rollout_percentag`
+ * "would roll out to 100 % of users".
+ */
+function apiConsequence(node: SchemaNode | undefined, meant: string | undefined, here: unknown): string {
+  const unknown = node?.['x-unknown'];
+  if (!unknown) return '';
+  const lacks = meant !== undefined && here !== null && typeof here === 'object' && !Array.isArray(here) && !(meant in here);
+  const absent = lacks ? node.properties?.[meant]?.['x-if-absent'] : undefined;
+  return `: ${unknown}${absent ? ` and, without ${meant}, ${absent}` : ''}`;
 }
 
 /** One issue per location (and per unknown or missing field), most telling first. */

@@ -1,9 +1,16 @@
 // Runs the schema validator that scripts/bundle-config-loader.js compiled ahead of time (so no
-// run pays for compiling the schema) and explains its errors.
+// run pays for compiling the schema) and explains its errors; then the kinds' own offline rules
+// (a kind's `validateEntry`: what a JSON Schema cannot say, such as a flag's variants summing to
+// 100), on every entry of such a kind in one file: nested in its parents (a project's
+// feature_flags), at the top level (shared definitions) and in each project's `overrides` of a
+// shared one. Only kinds with the hook are walked, once.
+import type { ResourceKind } from '../resources/kind.js';
+import { KINDS, parentKind, type Kinds } from '../resources/registry.js';
 import { loadSchemaValidator } from './compiled.js';
-import { splitPointer } from './pointer.js';
+import { childPointer, readablePath, splitPointer } from './pointer.js';
 import { schemaAt } from './schema-doc.js';
 import { explainErrors, type SchemaIssue } from './schema-messages.js';
+import { OVERRIDES } from './shared.js';
 
 export type { SchemaIssue } from './schema-messages.js';
 
@@ -21,4 +28,42 @@ export function checkSchema(data: unknown, envSources: ReadonlyMap<string, reado
     return undefined;
   };
   return explainErrors(validate.errors ?? [], { data, secret });
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Problems the kinds' rules find in one file's (interpolated) data, at JSON Pointers into it. */
+export function checkEntries(data: unknown, kinds: Kinds = KINDS): SchemaIssue[] {
+  const ruled = kinds.filter((k) => k.validateEntry);
+  if (ruled.length === 0 || !isObj(data)) return [];
+  const issues: SchemaIssue[] = [];
+  const run = (kind: ResourceKind, entry: unknown, pointer: string): void => {
+    if (!isObj(entry)) return;
+    for (const problem of kind.validateEntry?.(entry) ?? []) {
+      let at = pointer;
+      for (const segment of problem.path) at = childPointer(at, segment);
+      // Said as validate says schema problems: the field's path within its item, then what is wrong.
+      const label = readablePath(problem.path.map(String));
+      issues.push({ pointer: at, at: problem.at ?? 'value', message: `${label}: ${problem.message}` });
+    }
+  };
+  const list = (value: unknown, pointer: string, each: (entry: unknown, at: string) => void): void => {
+    if (Array.isArray(value)) value.forEach((entry, i) => each(entry, childPointer(pointer, i)));
+  };
+  for (const kind of ruled) {
+    const parent = parentKind(kind, kinds);
+    if (parent) {
+      list(data[parent.configKey], childPointer('', parent.configKey), (p, at) => {
+        if (isObj(p)) list(p[kind.configKey], childPointer(at, kind.configKey), (entry, e) => run(kind, entry, e));
+      });
+    }
+    // Top-level entries (the kind's own list, or shared definitions of a child kind) and their overrides.
+    list(data[kind.configKey], childPointer('', kind.configKey), (entry, at) => {
+      run(kind, entry, at);
+      const overrides = isObj(entry) ? entry[OVERRIDES] : undefined;
+      if (isObj(overrides)) for (const [ref, override] of Object.entries(overrides)) run(kind, override, childPointer(childPointer(at, OVERRIDES), ref));
+    });
+  }
+  return issues;
 }

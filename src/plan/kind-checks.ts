@@ -1,8 +1,8 @@
 // What the kinds add to a computed plan, per scope, as pure functions: which held-back records
 // (archived flags) are worth reading, the kinds' plan-time checks (warnings, or an error for
 // what the API would refuse), and the views of changes the kinds' `order` hooks see.
-import type { DesiredState } from '../config/model.js';
-import { HogsyncError } from '../errors.js';
+import type { DesiredItem, DesiredState } from '../config/model.js';
+import { HogsyncError, type FilePosition } from '../errors.js';
 import { parentKeyOf, type ChangeView, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
 import type { LiveState } from './live.js';
@@ -73,7 +73,7 @@ export function kindChecks(desired: DesiredState, live: LiveState, result: PlanR
           changes: views.get(scopeKey(kind.name, scope)) ?? [],
           ...(meta ? { meta } : {}),
         });
-        if (checked.error) throw new HogsyncError('config', checked.error);
+        if (checked.error) throw new HogsyncError('config', checked.error, checked.errorAt ? { position: checked.errorAt as FilePosition } : undefined);
         warnings.push(...(checked.warnings ?? []));
       }
     }

@@ -3,14 +3,15 @@
 import { hash } from 'node:crypto';
 import type { DesiredItem, DesiredOrganization, DesiredState } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
-import { keyInScope, labelOf, parentKeyOf, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
+import { keyInScope, labelOf, parentKeyOf, type HeldBy, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, kindByName, type Kinds } from '../resources/registry.js';
 import type { LiveState } from './live.js';
 import { canonicalJson, dropServerKeys, mergedUpdate, RULES, sameField, serverKeysOf } from './normalize.js';
 import {
-  addressOf, SENSITIVE, type Change, type Execution, type FieldChange, type ManagedItem, type Plan, type PlanResult, type PlanTargets, type UnmanagedItem,
+  addressOf, heldByText, SENSITIVE, type Change, type Execution, type FieldChange, type ManagedItem, type Plan, type PlanResult, type PlanTargets, type UnmanagedItem,
 } from './types.js';
 import { declaredAt } from '../config/shared.js';
+import { itemAddressKey } from '../config/merge.js';
 import type { FilePosition } from '../errors.js';
 import { targetsOfPlan } from './targeting.js';
 import { holdsDeferred, ReferenceIndex } from './references.js';
@@ -43,6 +44,8 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
   const executions = new Map<string, Execution>();
   const liveCounts = new Map<string, number>();
   const missing: DesiredItem[] = [];
+  /** Items declared absent whose live record something holds (an experiment's flag). */
+  const heldAbsent: Array<{ kind: ResourceKind; item: DesiredItem; held: readonly HeldBy[] }> = [];
   /** Declared fields the live records of a kind do not carry at all: `kind|field` → how many items declare it. */
   const absentFields = new Map<string, { kind: ResourceKind; field: string; items: number }>();
   let unchanged = 0;
@@ -76,6 +79,13 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
         refs.register(kind, scope, items, all);
         const matcher = new Matcher(kind, scope, all, live, items);
         const matched = new Set<LiveRecord>();
+        // What holds the scope's records (never pruned), asked of the kind once, when first needed.
+        let holds: ReadonlyMap<LiveRecord, readonly HeldBy[]> | undefined;
+        const heldBy = (record: LiveRecord): readonly HeldBy[] => {
+          if (!kind.heldBy) return [];
+          holds ??= kind.heldBy({ records, items: items.map((i) => ({ key: i.key, ensure: i.ensure, fields: i.fields, position: i.position })), prune: pruned(kind, org) });
+          return holds.get(record) ?? [];
+        };
         // Every item is matched first, so references among items of one scope (a flag's dependency) resolve.
         const planned: Array<{ item: DesiredItem; address: string; record: LiveRecord | undefined }> = [];
         for (const item of items) {
@@ -96,6 +106,7 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
             refs.matched(kind, scope, item, record);
             if (item.ensure === 'present') kept.add(`${kind.name}|${org.id}|${String(kind.liveId(record))}`);
           }
+          if (record && item.ensure === 'absent' && heldBy(record).length > 0) heldAbsent.push({ kind, item, held: heldBy(record) });
           planned.push({ item, address, record });
         }
         for (const { item, address, record } of planned) {
@@ -111,7 +122,8 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
         for (const [record, key] of matcher.unmanagedKeys(unmatched)) {
           const address = addressOf(kind.name, org.id, keyInScope(scope, key));
           if (targets && !targets.matches(address)) continue;
-          if (pruned(kind, org) && kind.canDelete !== false) {
+          const held = heldBy(record);
+          if (pruned(kind, org) && kind.canDelete !== false && held.length === 0) {
             managed.push({ address, digest: itemDigest(kind, address, undefined, record) });
             const pruneAt = org.pruneAt?.[kind.configKey];
             orgChanges.push({
@@ -123,7 +135,7 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
               after: [],
             });
           } else {
-            unmanaged.push({ address, kind: kind.name, organization: org.id, key: keyInScope(scope, key) });
+            unmanaged.push({ address, kind: kind.name, organization: org.id, key: keyInScope(scope, key), ...(held.length > 0 ? { held_by: [...held] } : {}) });
           }
         }
       }
@@ -141,6 +153,13 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
     const more = missing.length > 1 ? ` (and ${missing.length - 1} more)` : '';
     const why = kind.notCreated ?? `${labelOf(kind)} items cannot be created`;
     throw new HogsyncError('config', `${first.kind} ${first.key} does not exist in organization ${first.organization} (${why})${more}`, { position: first.position });
+  }
+
+  if (heldAbsent.length > 0) {
+    const { kind, item, held } = heldAbsent[0] as (typeof heldAbsent)[number];
+    const more = heldAbsent.length > 1 ? ` (and ${heldAbsent.length - 1} more)` : '';
+    throw new HogsyncError('config', `${labelOf(kind)} "${itemAddressKey(item)}" has ensure: absent, but it is ${heldByText(held)}: `
+      + `it is not deleted while that holds it; remove ensure: absent, or release it there first${more}`, { position: item.position });
   }
 
   assertOneChangePerItem(changes, executions, desired, kinds, kept);
@@ -238,7 +257,16 @@ function groupBy<T>(list: readonly T[], keyOf: (item: T) => string): Map<string,
 }
 
 function isSensitive(kind: ResourceKind, item: DesiredItem, field: string, record?: LiveRecord): boolean {
-  return kind.fields[field]?.sensitive === true || item.interpolated.includes(field) || (kind.secretFields?.(item.fields, record).includes(field) ?? false);
+  return isLiveSecret(kind, item, field, record) || item.interpolated.includes(field);
+}
+
+/**
+ * Whether the live value of a field is itself a secret (a sensitive field, encrypted payloads).
+ * A file value that came through ${env:…} is masked, but the live value beside it is shown
+ * unless it is a secret of its own.
+ */
+function isLiveSecret(kind: ResourceKind, item: DesiredItem, field: string, record?: LiveRecord): boolean {
+  return kind.fields[field]?.sensitive === true || (kind.secretFields?.(item.fields, record).includes(field) ?? false);
 }
 
 /** A sensitive value is never shown, but whether one is set is: `(sensitive)`, or null when none is. */
@@ -293,12 +321,14 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
     const deferred = holdsDeferred(after);
     if (!deferred && sameField(kind, path, after, record[path])) continue;
     const sensitive = isSensitive(kind, item, path, record);
+    const liveSecret = isLiveSecret(kind, item, path, record);
     // Shown by name where the files wrote a name, and live ids by name where the project knows them.
     const written = item.fields[path] ?? after;
     const before = refs.liveByName(kind, scope, path, comparable(kind, path, record[path], written));
-    fields.push({ path, before: shown(before, sensitive), after: shown(comparable(kind, path, written, written), sensitive), sensitive });
-    // A merged field keeps keys that are not sent: the ones the file dropped go as null.
-    values[path] = spec.merge ? mergedUpdate(after, record[path], spec.merge) : after;
+    fields.push({ path, before: shown(before, liveSecret), after: shown(comparable(kind, path, written, written), sensitive), sensitive });
+    // A merged field keeps keys that are not sent: the ones the file dropped go as null (not the
+    // keys the server adds or owns: an empty default, a value another feature owns).
+    values[path] = spec.merge ? mergedUpdate(after, dropServerKeys(record[path], after, serverKeysOf(kind, path)), spec.merge) : after;
   }
   if (fields.length === 0) return null;
   const complete = kind.completeValues ? { ...values, ...kind.completeValues(values, record) } : values;
@@ -348,6 +378,7 @@ function fingerprintOf(managed: ManagedItem[], desired: DesiredState, targets?: 
 }
 
 const formatAt = (p: FilePosition) => `${p.file}:${p.line}:${p.col}`;
+
 
 /**
  * Which live record a declared item stands for, in one scope: the one with its identity; for

@@ -2,9 +2,9 @@
 // by the safety rules and by apply. Its JSON form (format_version "1") is a contract.
 // Nothing changes a plan once computed: annotations (a kind's previews, warnings) make a
 // new plan (src/plan/annotate.ts), safety is evaluated from (plan, options) when needed.
-import type { ChangeAnnotations, KindName, LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
+import type { ChangeAnnotations, HeldBy, KindName, LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
 
-export type { BlastRadius, ChangeAnnotations } from '../resources/kind.js';
+export type { BlastRadius, ChangeAnnotations, HeldBy } from '../resources/kind.js';
 import type { Attribution } from './attribution.js';
 
 export type { Attribution } from './attribution.js';
@@ -62,6 +62,8 @@ export interface UnmanagedItem {
   kind: KindName;
   organization: string;
   key: string;
+  /** What holds the item (an experiment holding a flag): it is never pruned. */
+  held_by?: HeldBy[];
 }
 
 /** A managed item (declared, or owned through prune) and the digest of its desired + live state. */
@@ -118,4 +120,10 @@ export interface PlanResult {
 
 export function addressOf(kind: KindName, organization: string, key: string): string {
   return `${kind}:${organization}/${key}`;
+}
+
+/** `held by experiment "Checkout test" and survey 7`: what holds an item, in words. */
+export function heldByText(held: readonly HeldBy[]): string {
+  const names = held.map((h) => `${h.kind.replace(/_/g, ' ')} ${h.name === null ? String(h.id) : JSON.stringify(h.name)}`);
+  return `held by ${names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1] as string}`}`;
 }

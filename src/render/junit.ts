@@ -1,6 +1,6 @@
 // The JUnit rendering of a drift report: one test case per managed item, failing where live
 // state drifted, so CI dashboards show drift like failing tests.
-import type { Plan } from '../plan/types.js';
+import { heldByText, type Plan } from '../plan/types.js';
 import { fieldAttribution, inline, itemAttribution } from './values.js';
 
 function xml(text: string): string {
@@ -35,7 +35,7 @@ export function renderJunit(plan: Plan): string {
     cases.push(`${open}>`, `      <failure message="${xml(message)}" type="drift">${xml(details)}</failure>`, '    </testcase>');
   }
   const failures = plan.changes.length;
-  const unmanaged = plan.unmanaged.map((u) => u.address).join('\n');
+  const unmanaged = plan.unmanaged.map((u) => (u.held_by ? `${u.address} (${heldByText(u.held_by)}: never pruned)` : u.address)).join('\n');
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="hogsync drift" tests="${plan.managed.length}" failures="${failures}">`,

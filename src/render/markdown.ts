@@ -1,6 +1,6 @@
 // The Markdown rendering, for a pull-request comment: a summary table, then one collapsible
 // section per resource (GitHub and GitLab both render <details>).
-import type { Change, Plan } from '../plan/types.js';
+import { heldByText, type Change, type Plan } from '../plan/types.js';
 import {
   blastRadiusLine, closingLine, describedField, fieldAttribution, inline, itemAttribution, lineDiff, needsLineDiff, printable, SYMBOL,
   declaredLine, targetsLine,
@@ -119,7 +119,7 @@ export function renderMarkdown(plan: Plan, maxChars: number = MARKDOWN_MAX_CHARS
     out.push('', `> ${plan.changes.length - shown} change${plan.changes.length - shown === 1 ? '' : 's'} shown without a diff: this comment would pass ${maxChars} characters${tail}. The text and JSON plans show every change in full.`, '');
   }
   if (plan.unmanaged.length > 0) {
-    const list = plan.unmanaged.map((item) => `- \`${printable(item.address).replace(/`/g, "'")}\``);
+    const list = plan.unmanaged.map((item) => `- \`${printable(item.address).replace(/`/g, "'")}\`${item.held_by ? ` (${escapeHtml(printable(heldByText(item.held_by)))}: never pruned)` : ''}`);
     const room = Math.max(0, budget - size);
     let kept = 0;
     for (let used = 0; kept < list.length && used + (list[kept] as string).length + 1 <= room; kept++) used += (list[kept] as string).length + 1;

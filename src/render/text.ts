@@ -1,6 +1,6 @@
 // The terminal rendering of a plan or drift report, Terraform-like: `+` create, `~` update,
 // `-` delete, only the fields that change, long values as a line diff.
-import type { Plan } from '../plan/types.js';
+import { heldByText, type Plan } from '../plan/types.js';
 import {
   blastRadiusLine, closingLine, describedField, fieldAttribution, fieldHeading, inline, itemAttribution, lineDiff, needsLineDiff, printable, SYMBOL,
   declaredLine, targetsLine,
@@ -62,7 +62,7 @@ export function renderText(plan: Plan, options: { color: boolean }): string {
   }
   if (plan.unmanaged.length > 0) {
     out.push('Unmanaged (live, in no file, left alone):');
-    for (const item of plan.unmanaged) out.push(`  ? ${printable(item.address)}`);
+    for (const item of plan.unmanaged) out.push(`  ? ${printable(item.address)}${item.held_by ? paint('dim', ` (${printable(heldByText(item.held_by))}: never pruned)`) : ''}`);
     out.push('');
   }
   if (plan.warnings.length > 0) {

@@ -81,8 +81,11 @@ export function closingLine(plan: Plan): string {
 export function blastRadiusLine(change: Change): string | undefined {
   const b = change.blast_radius;
   if (!b) return undefined;
-  const pct = b.total > 0 ? ` (${((b.affected / b.total) * 100).toFixed(1)}%)` : '';
-  return `blast radius: the new release conditions reach ${b.affected} of ${b.total} ${b.unit ?? 'users'}${pct}`;
+  const share = (n: number) => (b.total > 0 ? ` (${((n / b.total) * 100).toFixed(1)}%)` : '');
+  if (b.inactive) {
+    return `blast radius: none, the flag is off (once on, the new release conditions would reach ${b.when_enabled ?? 0} of ${b.total} ${b.unit ?? 'users'}${share(b.when_enabled ?? 0)})`;
+  }
+  return `blast radius: the new release conditions reach ${b.affected} of ${b.total} ${b.unit ?? 'users'}${share(b.affected)}`;
 }
 
 /**

@@ -86,6 +86,10 @@ export interface BlastRadius {
   total: number;
   /** What is counted, in plural ("users", or the group type of a group-aggregated flag); default users. */
   unit?: string;
+  /** The item is off after the change: it reaches no one (`affected` is 0) … */
+  inactive?: true;
+  /** … and its conditions would reach this many once it is on. */
+  when_enabled?: number;
 }
 
 /**
@@ -109,6 +113,8 @@ export interface PreviewInput {
   values: Record<string, unknown>;
   /** Paths of the fields the change sets. */
   changed: readonly string[];
+  /** The live record (updates): what the change leaves as it is. */
+  live?: LiveRecord;
 }
 
 export interface PreviewResult { annotations?: ChangeAnnotations; warning?: string }
@@ -154,6 +160,37 @@ export interface ScopeCheck {
   warnings?: string[];
   /** A plan-time error (the configuration asks for something the API cannot do). */
   error?: string;
+  /** Where the error is: the declared item's position (`ScopeView.items[].position`). */
+  errorAt?: unknown;
+}
+
+/** Something that holds a live item, so that it is never pruned (an experiment holding a flag). */
+export interface HeldBy {
+  /** What holds it (`experiment`, `survey`, a kind's name, …): named in messages with underscores as spaces. */
+  kind: string;
+  id: string | number;
+  /** Its name where the API says it, else null (then messages name it by id). */
+  name: string | null;
+}
+
+/** What a kind's `heldBy` sees of one scope. */
+export interface HoldView {
+  /** Live records (gone and held-back ones aside). */
+  records: readonly LiveRecord[];
+  /** Declared items of the kind in the scope (every one, targeted or not). */
+  items: ScopeView['items'];
+  /** Whether the files prune the kind in the scope. */
+  prune: boolean;
+}
+
+/** Where a kind's offline rule found a problem in one declared entry as written. */
+export interface EntryProblem {
+  /** Keys and indexes below the entry (`['filters', 'groups', 0, 'variant']`). */
+  path: ReadonlyArray<string | number>;
+  /** One line that says what the API would do with it. */
+  message: string;
+  /** The value at the path (default), or its key (an unknown or misplaced key). */
+  at?: 'key' | 'value';
 }
 
 /** What a create answered that the user must see: fields of the apply report, and lines for people. */
@@ -289,6 +326,19 @@ export interface ResourceKind {
   order?(changes: readonly ChangeView[]): Array<[string, string]>;
   /** Plan-time checks of one scope: warnings, or an error for what the API would refuse. */
   check?(view: ScopeView): ScopeCheck;
+  /**
+   * Optional: the live records of one scope that something else holds (an experiment, a survey,
+   * another item that depends on it), with what holds each. A held record is never pruned (it
+   * stays unmanaged, saying what holds it), and `ensure: absent` on it is a plan error naming
+   * the holder. Asked once per scope, only where a record would otherwise be pruned or listed.
+   */
+  heldBy?(view: HoldView): ReadonlyMap<LiveRecord, readonly HeldBy[]>;
+  /**
+   * Optional: the kind's own offline rules for one declared entry (or one project's override of
+   * a shared one) as written, beyond what the JSON Schema can say; validate reports each problem
+   * at file:line:col. Must be cheap: it runs on every declared item of the kind.
+   */
+  validateEntry?(entry: Record<string, unknown>): EntryProblem[];
   /** A failed change's message, explained for the user (what may hold a key the list did not show). */
   explainFailure?(action: 'create' | 'update' | 'delete', message: string, status: number | undefined): string | undefined;
 }

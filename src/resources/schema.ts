@@ -33,6 +33,10 @@ export interface SchemaNode {
   'x-ui-state'?: boolean;
   /** Why a field the API still returns may no longer be written: validate warns, export leaves it out. */
   'x-deprecated'?: string;
+  /** What the API does with a key this (closed) mapping does not know, for the message about it. */
+  'x-unknown'?: string;
+  /** What the API does when this field is left out (`would roll out to 100 % of users`), said beside a misspelt key. */
+  'x-if-absent'?: string;
 }
 
 export interface SchemaDocument extends SchemaNode { $id: string; $defs: Record<string, SchemaNode> }

@@ -92,9 +92,13 @@ export interface FeatureFlagState extends JsonObject {
   archived: boolean;
   /** Not listed although it holds its key: a survey's or product tour's internal flag, or one the caller may not see. */
   hidden: 'survey' | 'product_tour' | 'restricted' | null;
-  /** Running experiments and early access features using the flag (seeded; they refuse its deletion). */
+  /** Experiments and early access features using the flag (seeded; see model/feature-flags.ts for which refuse its deletion). */
   experiment_ids: number[];
   early_access_features: string[];
+  /** The experiments' names and whether each is running (missing from state files written before: their ids only). */
+  experiments: Array<{ id: number; name: string; running: boolean }>;
+  /** Names of the surveys linked to the flag (seeded): they do not refuse its deletion (missing from older state files). */
+  surveys: string[];
 }
 
 /** A flag change held for approval (the real API's ChangeRequest), see model/change-requests.ts. */

@@ -11,13 +11,19 @@
 //     archiving sends `active: false` with it;
 //   - updates carry the version they were planned against (optimistic concurrency);
 //   - changes are ordered by the flags' dependencies, and a dependency cycle is refused;
-//   - a project holds at most 2000 flags; a key the list did not show may still be taken.
+//   - a project holds at most 2000 flags; a key the list did not show may still be taken;
+//   - what validate checks offline beyond the schema (rules.ts); `groups: []` on a flag
+//     the plan creates is refused at plan time (the API refuses such a create);
+//   - flags that experiments, early access features, surveys or active flags hold are never
+//     pruned (heldFlags, below);
+//   - numeric comparisons are sent with the string value the API requires (requestFilters);
+//   - an inactive flag reaches no one: its blast radius says so.
 import { isHogsyncError } from '../../errors.js';
 import { describeFlagFilters } from './describe.js';
 import { dependencyCycle, flagOrder } from './order.js';
-import { normalizeFilters, normalizeTags } from './rules.js';
+import { flagDependencies, normalizeFilters, normalizeTags, requestFilters, validateFlagEntry } from './rules.js';
 import type {
-  BlastRadius, KindPort, LiveRecord, PreviewInput, PreviewResult, ResourceKind, Scope, ScopeCheck, ScopeView,
+  BlastRadius, HeldBy, HoldView, KindPort, LiveRecord, PreviewInput, PreviewResult, ResourceKind, Scope, ScopeCheck, ScopeView,
 } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
 
@@ -47,7 +53,14 @@ export const featureFlag: ResourceKind = {
   // Inside `filters`: defaults the API fills in when a file leaves them out (ignored while
   // empty), and values it computes (always ignored).
   serverAddedKeys: { filters: ['payloads', 'multivariate', 'aggregation_group_type_index', 'groups[].variant', 'groups[].aggregation_group_type_index'] },
-  computedKeys: { filters: ['groups[].sort_key', 'groups[].users_affected'] },
+  // Also what other features own (an early access feature's enrollment, an experiment's holdout):
+  // never compared, and never sent as removed.
+  computedKeys: {
+    filters: [
+      'groups[].sort_key', 'groups[].users_affected', 'groups[].properties[].cohort_name', 'groups[].properties[].group_key_names',
+      'feature_enrollment', 'holdout', 'super_groups', 'holdout_groups',
+    ],
+  },
   createStatuses: [200, 201],
   deleteStatuses: [200],
   displayKey: (raw) => String(raw),
@@ -56,8 +69,8 @@ export const featureFlag: ResourceKind = {
   itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
   liveId: (r) => r.id as number,
   isGone: (r) => r.deleted === true,
-  createCall: (s, key, values) => ({ method: 'POST', path: base(s), body: { ...values, key } }),
-  updateCall: (s, id, values, live) => ({ method: 'PATCH', path: featureFlag.itemPath(s, id), body: { ...values, ...concurrency(values, live) } }),
+  createCall: (s, key, values) => ({ method: 'POST', path: base(s), body: { ...request(values), key } }),
+  updateCall: (s, id, values, live) => ({ method: 'PATCH', path: featureFlag.itemPath(s, id), body: { ...request(values), ...concurrency(values, live) } }),
   deleteCall: (s, id) => ({ method: 'PATCH', path: featureFlag.itemPath(s, id), body: { deleted: true } }),
   preview: blastRadiusPreview,
   activity: { scopes: ['FeatureFlag'], log: 'parent' },
@@ -78,7 +91,14 @@ export const featureFlag: ResourceKind = {
   order: (changes) => flagOrder(changes.map((c) => ({ address: c.address, action: c.action, key: c.identity, live: c.live, values: c.values }))),
   check: checkProject,
   explainFailure,
+  heldBy: heldFlags,
+  validateEntry: validateFlagEntry,
 };
+
+/** A change's values as the request carries them (numeric comparisons as strings). */
+function request(values: Record<string, unknown>): Record<string, unknown> {
+  return 'filters' in values ? { ...values, filters: requestFilters(values.filters) } : values;
+}
 
 /**
  * Optimistic concurrency as the real API offers it (FeatureFlagSerializer.update): the version
@@ -135,6 +155,16 @@ function checkProject(view: ScopeView): ScopeCheck {
   if (creates.length > 0 && after > MAX_FLAGS_PER_PROJECT) {
     warnings.push(`project ${String(view.scope.project)} would hold ${after} feature flags after this plan: a project holds at most ${MAX_FLAGS_PER_PROJECT}, so the API will refuse the creates beyond that`);
   }
+  // The API refuses to create a flag without a condition set (validate_filters, POST).
+  for (const c of creates) {
+    const filters = c.values.filters;
+    if (filters !== null && typeof filters === 'object' && Array.isArray((filters as { groups?: unknown }).groups) && (filters as { groups: unknown[] }).groups.length === 0) {
+      return {
+        error: `${c.address}: filters.groups is empty, and this plan creates the flag: the API refuses a new flag without a condition set ("Feature flags must have at least one condition set"); add one (groups: [ { rollout_percentage: 0 } ] releases it to no one)`,
+        errorAt: view.items.find((i) => i.key === c.identity)?.position,
+      };
+    }
+  }
   const goneKeys = new Set(view.gone.map((r) => String(r.key)));
   for (const c of creates) {
     if (goneKeys.has(c.identity)) warnings.push(`${c.address}: a deleted flag held this key; the create replaces it (the API frees a deleted flag's key)`);
@@ -165,10 +195,21 @@ function groupsOf(filters: unknown): Group[] {
   return Array.isArray(groups) ? groups.filter((g): g is Group => g !== null && typeof g === 'object') : [];
 }
 
-/** Blast radius of a change that sets release conditions: one user_blast_radius per condition. */
+/** Whether the flag is on after the change: the change's values, else the live record's (a new flag is on). */
+function activeAfter(input: PreviewInput): boolean {
+  const active = input.values.active ?? input.live?.active;
+  const archived = input.values.archived ?? input.live?.archived;
+  return active !== false && archived !== true;
+}
+
+/**
+ * Blast radius of a change that sets release conditions: one user_blast_radius per condition.
+ * A flag that is off after the change reaches no one: its radius says so, with what its
+ * conditions would reach once it is on.
+ */
 async function blastRadiusPreview(input: PreviewInput, port: KindPort): Promise<PreviewResult | undefined> {
   if (!input.changed.includes('filters') || input.scope.project === null) return undefined;
-  const filters = input.values.filters;
+  const filters = requestFilters(input.values.filters);
   const groupTypeIndex = (filters as { aggregation_group_type_index?: unknown } | undefined)?.aggregation_group_type_index ?? null;
   const unit = typeof groupTypeIndex === 'number' ? `groups of group type ${groupTypeIndex}` : 'users';
   const path = `${base(input.scope)}user_blast_radius/`;
@@ -183,11 +224,117 @@ async function blastRadiusPreview(input: PreviewInput, port: KindPort): Promise<
       total = Math.max(total, radius.total);
     }
     // Conditions may overlap: the sum is an upper bound, and never more than everyone.
-    const radius: BlastRadius = { affected: Math.min(affected, total), total };
+    const reach = Math.min(affected, total);
+    const radius: BlastRadius = activeAfter(input) ? { affected: reach, total } : { affected: 0, total, inactive: true, when_enabled: reach };
     if (unit !== 'users') radius.unit = unit;
     return { annotations: { blast_radius: radius } };
   } catch (err) {
     const why = isHogsyncError(err) ? err.format() : err instanceof Error ? err.message : String(err);
     return { warning: `blast radius of ${input.address} is unknown: ${why}` };
   }
+}
+
+// What holds a live feature flag, so that prune never deletes it: the other features the API
+// ties it to, as its record names them (FeatureFlagSerializer in
+// products/feature_flags/backend/api/feature_flag.py):
+//   - `experiment_set`: ids of the flag's experiments (not deleted); newer versions add
+//     `experiment_set_metadata` [{id, name, is_running}], older ones name none (nor does the
+//     OpenAPI, which types it as a string: a JSON list of ids is read too);
+//   - `features`: its early access features (MinimalEarlyAccessFeatureSerializer: id, name, …);
+//   - `surveys`: surveys linked to it (SurveyAPISerializer: id, name, …);
+// (lists, or mappings of them as older documents describe them), and the active flags that
+// depend on it (a `flag` property naming its id; the API refuses to delete or disable a flag
+// they depend on: `find_dependent_flags`). A dependent holds it only if it stays active after
+// the plan: a flag the files delete, disable, archive or no longer make depend on it holds
+// nothing, nor does an undeclared one that prune deletes because nothing holds it either.
+const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A list the API answers as a list, a JSON string of one, or a mapping of its items. */
+function listOf(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value;
+  if (typeof value === 'string') {
+    try {
+      const parsed = JSON.parse(value) as unknown;
+      return Array.isArray(parsed) ? parsed : [];
+    } catch {
+      return [];
+    }
+  }
+  return isObj(value) ? Object.values(value) : [];
+}
+
+const idOf = (v: unknown): string | number | undefined => (typeof v === 'number' || (typeof v === 'string' && v !== '') ? v : undefined);
+const nameOf = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+/** The features that own a flag, from its own record. */
+export function flagOwners(record: LiveRecord): HeldBy[] {
+  const out: HeldBy[] = [];
+  const names = new Map<string, string | null>();
+  for (const e of listOf(record.experiment_set_metadata)) if (isObj(e) && idOf(e.id) !== undefined) names.set(String(e.id), nameOf(e.name));
+  for (const e of listOf(record.experiment_set)) {
+    const id = idOf(isObj(e) ? e.id : e);
+    if (id !== undefined) out.push({ kind: 'experiment', id, name: (isObj(e) ? nameOf(e.name) : null) ?? names.get(String(id)) ?? null });
+  }
+  for (const f of listOf(record.features)) {
+    if (isObj(f) && idOf(f.id) !== undefined) out.push({ kind: 'early_access_feature', id: idOf(f.id) as string | number, name: nameOf(f.name) });
+  }
+  for (const s of listOf(record.surveys)) {
+    if (isObj(s) && idOf(s.id) !== undefined) out.push({ kind: 'survey', id: idOf(s.id) as string | number, name: nameOf(s.name) });
+  }
+  return out;
+}
+
+/** Every live flag of a scope that something holds, with what holds it. */
+export function heldFlags(view: HoldView): Map<LiveRecord, HeldBy[]> {
+  const declared = new Map(view.items.map((i) => [i.key, i]));
+  const owners = new Map<LiveRecord, HeldBy[]>();
+  for (const r of view.records) {
+    const own = flagOwners(r);
+    if (own.length > 0) owners.set(r, own);
+  }
+  const byId = new Map<number, LiveRecord>();
+  for (const r of view.records) if (typeof r.id === 'number') byId.set(r.id, r);
+  /** A flag's state after the plan, for flags the files declare: undefined when deleted. */
+  const after = (r: LiveRecord): { active: boolean; filters: unknown } | undefined => {
+    const item = declared.get(String(r.key));
+    if (!item) return { active: r.active !== false && r.archived !== true, filters: r.filters };
+    if (item.ensure === 'absent') return undefined;
+    const f = item.fields;
+    const active = (f.active ?? r.active) !== false && (f.archived ?? r.archived) !== true;
+    return { active, filters: 'filters' in f ? f.filters : r.filters };
+  };
+  // Flags that stay (and so may hold others): declared present ones, undeclared ones unless
+  // prune deletes them. Under prune an undeclared flag stays only if held: found by growing
+  // the set from the flags that certainly stay (a least fixed point).
+  const holders = new Map<LiveRecord, HeldBy[]>();
+  const stays = new Set<LiveRecord>();
+  const queue: LiveRecord[] = [];
+  const stay = (r: LiveRecord): void => {
+    if (stays.has(r)) return;
+    stays.add(r);
+    queue.push(r);
+  };
+  for (const r of view.records) {
+    const undeclared = !declared.has(String(r.key));
+    if (!undeclared || !view.prune || owners.has(r)) stay(r);
+  }
+  while (queue.length > 0) {
+    const holder = queue.shift() as LiveRecord;
+    const state = after(holder);
+    if (!state?.active) continue;
+    for (const id of flagDependencies(state.filters)) {
+      const held = byId.get(id);
+      if (!held || held === holder) continue;
+      const list = holders.get(held) ?? [];
+      if (!list.some((h) => h.id === holder.id)) list.push({ kind: 'feature_flag', id: holder.id as number, name: String(holder.key) });
+      holders.set(held, list);
+      stay(held);
+    }
+  }
+  const out = new Map<LiveRecord, HeldBy[]>();
+  for (const r of view.records) {
+    const all = [...(owners.get(r) ?? []), ...(holders.get(r) ?? [])];
+    if (all.length > 0) out.set(r, all);
+  }
+  return out;
 }

@@ -2,7 +2,14 @@
 // deleted, release conditions rewritten as the real API rewrites them, see flag-filters.ts), soft
 // delete, archiving, the refusals the real API makes (dependencies, experiments, early access
 // features, archiving an active flag), optimistic concurrency by `version`, the 2000-flag limit,
-// and the record shape of the OpenAPI FeatureFlag.
+// and the record shape of the real FeatureFlagSerializer. What owns a flag (seeded: experiments,
+// early access features, surveys) is answered as that serializer answers it
+// (products/feature_flags/backend/api/feature_flag.py): `experiment_set` the ids of its
+// experiments, and on newer versions (api_version 2026) `experiment_set_metadata` with their
+// names; `features` its early access features (MinimalEarlyAccessFeatureSerializer); `surveys`
+// the surveys linked to it (SurveyAPISerializer). Deleting it is refused for an early access
+// feature, and for experiments (older versions: any experiment not deleted; newer: a running
+// one, named); surveys never refuse it (the API does not look).
 import { ApiError, validationError } from '../../sandbox/errors.js';
 import { nowIso } from '../../sandbox/ids.js';
 import { clone, isObject, type Json, type JsonObject } from '../../sandbox/json.js';
@@ -96,9 +103,14 @@ export function renderFlag(state: SandboxState, f: FeatureFlagState): JsonObject
     is_simple_flag: simple,
     rollout_percentage: simple && typeof first === 'number' ? Math.round(first) : null,
     ensure_experience_continuity: f.ensure_experience_continuity,
-    experiment_set: JSON.stringify(f.experiment_ids ?? []),
-    surveys: {},
-    features: Object.fromEntries((f.early_access_features ?? []).map((name, i) => [String(i), { name }])),
+    experiment_set: experimentsOf(f).map((e) => e.id),
+    ...(newerApi(state) ? { experiment_set_metadata: experimentsOf(f).map((e) => ({ id: e.id, name: e.name, is_running: e.running })) } : {}),
+    surveys: ((f.surveys as string[] | undefined) ?? []).map((name, i) => ({
+      id: ownerUuid(f, 'survey', i), name, description: '', type: 'popover', linked_flag_id: f.id, archived: false, start_date: null, end_date: null,
+    })),
+    features: (f.early_access_features ?? []).map((name, i) => ({
+      id: ownerUuid(f, 'feature', i), name, description: '', stage: 'beta', documentationUrl: '', flagKey: f.key,
+    })),
     rollback_conditions: clone(f.rollback_conditions),
     performed_rollback: f.performed_rollback,
     can_edit: true,
@@ -138,8 +150,24 @@ export const MAX_FLAGS_PER_PROJECT = 2000;
 /** Seed-only facts about a flag: what hides it from the list, what uses it elsewhere. */
 export interface FlagExtras {
   hidden?: FeatureFlagState['hidden'];
-  experiment_ids?: number[];
+  experiments?: Array<{ id: number; name: string; running: boolean }>;
   early_access_features?: string[];
+  surveys?: string[];
+}
+
+/** Newer API versions (the sandbox's api_version 2026). */
+function newerApi(state: SandboxState): boolean {
+  return (state.api_version ?? 2025) >= 2026;
+}
+
+/** A flag's experiments, also from state files that hold only their ids (then each is running). */
+export function experimentsOf(f: FeatureFlagState): Array<{ id: number; name: string; running: boolean }> {
+  return (f.experiments as FeatureFlagState['experiments'] | undefined) ?? (f.experiment_ids ?? []).map((id) => ({ id, name: `Experiment ${id}`, running: true }));
+}
+
+/** A stable UUID for a seeded early access feature or survey of a flag (the sandbox keeps no such items). */
+function ownerUuid(f: FeatureFlagState, what: 'feature' | 'survey', index: number): string {
+  return `0190d1c4-6a1e-7c3d-${what === 'feature' ? 'a' : 'b'}${String(index % 1000).padStart(3, '0')}-${String(f.id).padStart(12, '0')}`;
 }
 
 function refuse(detail: string): never {
@@ -187,8 +215,10 @@ export function createFlag(state: SandboxState, project: number, body: JsonObjec
     deleted,
     archived,
     hidden: extras.hidden ?? null,
-    experiment_ids: extras.experiment_ids ?? [],
+    experiment_ids: (extras.experiments ?? []).map((e) => e.id),
     early_access_features: extras.early_access_features ?? [],
+    experiments: extras.experiments ?? [],
+    surveys: extras.surveys ?? [],
     tags: (fields.tags as Json[] | undefined) ?? [],
     ensure_experience_continuity: (fields.ensure_experience_continuity as boolean | null | undefined) ?? false,
     rollback_conditions: fields.rollback_conditions ?? null,
@@ -234,8 +264,15 @@ function checkPreconditions(state: SandboxState, flag: FeatureFlagState, fields:
     if ((flag.early_access_features ?? []).length > 0) {
       refuse('Cannot delete a feature flag that is in use with early access features. Please delete the early access feature before deleting the flag.');
     }
-    if ((flag.experiment_ids ?? []).length > 0) {
-      refuse(`Cannot delete a feature flag that is linked to active experiment(s) with ID(s): ${(flag.experiment_ids ?? []).join(', ')}. Please delete the experiment(s) before deleting the flag.`);
+    const experiments = experimentsOf(flag);
+    if (newerApi(state)) {
+      // Newer versions keep a draft, stopped or finished experiment's flag deletable (its results stay).
+      const running = experiments.filter((e) => e.running);
+      if (running.length > 0) {
+        refuse(`Cannot delete a feature flag that is linked to running experiment(s): ${running.map((e) => `"${e.name}" (ID: ${e.id})`).join(', ')}. Please stop the experiment(s) before deleting the flag.`);
+      }
+    } else if (experiments.length > 0) {
+      refuse(`Cannot delete a feature flag that is linked to active experiment(s) with ID(s): ${experiments.map((e) => e.id).join(', ')}. Please delete the experiment(s) before deleting the flag.`);
     }
     const dependents = dependentFlags(state, flag);
     if (dependents.length > 0) {
@@ -327,7 +364,8 @@ export function commitUpdate(state: SandboxState, prepared: PreparedUpdate, body
   const plain = filters ?? (flag.has_encrypted_payloads ? decryptPayloads(flag.filters) : flag.filters);
   Object.assign(flag, fields);
   flag.filters = encrypted ? encryptPayloads(plain) : plain;
-  flag.key = key;
+  // A flag deleted while experiments keep it gives its key back: the API renames it (`tombstoned_key`).
+  flag.key = fields.deleted === true && experimentsOf(flag).length > 0 ? `${key}:deleted:${flag.id}` : key;
   if (fields.active === true) flag.performed_rollback = false;
   flag.version++;
   flag.updated_at = nowIso();
@@ -355,27 +393,49 @@ export function evaluatedFlags(state: SandboxState, project: number): FeatureFla
 
 const HIDDEN_KINDS = ['survey', 'product_tour', 'restricted'] as const;
 
+/** Names given as strings or as `{name}` mappings (the seed's forms for surveys and early access features). */
+function seedNames(value: Json | undefined, attr: string, what: string): string[] {
+  if (value === undefined) return [];
+  const names = Array.isArray(value) ? value.map((v) => (isObject(v) ? v.name : v)) : null;
+  if (!names || !names.every((n): n is string => typeof n === 'string' && n.trim() !== '')) throw validationError(attr, `must be a list of ${what} names`, 'invalid');
+  return names;
+}
+
+/** Experiments given as ids (running, named after the id) or as `{id, name, running}` mappings. */
+function seedExperiments(value: Json | undefined): Array<{ id: number; name: string; running: boolean }> {
+  if (value === undefined) return [];
+  const fail = (): never => { throw validationError('experiments', 'must be a list of experiment ids or of {id, name, running} mappings', 'invalid'); };
+  if (!Array.isArray(value)) return fail();
+  return value.map((e) => {
+    if (typeof e === 'number' && Number.isInteger(e) && e > 0) return { id: e, name: `Experiment ${e}`, running: true };
+    if (!isObject(e) || typeof e.id !== 'number' || !Number.isInteger(e.id) || e.id < 1) return fail();
+    if (e.name !== undefined && typeof e.name !== 'string') return fail();
+    if (e.running !== undefined && typeof e.running !== 'boolean') return fail();
+    return { id: e.id, name: (e.name as string | undefined) ?? `Experiment ${e.id}`, running: (e.running as boolean | undefined) ?? true };
+  });
+}
+
 /**
  * A flag of a seed document: any field the API takes, plus facts only a seed can set:
- * `internal` (survey | product_tour | restricted: held but never listed), `experiments` (ids of
- * running experiments) and `early_access_features` (names), which refuse the flag's deletion.
+ * `internal` (survey | product_tour | restricted: held but never listed), `experiments` (ids, or
+ * `{id, name, running}`; running by default), `early_access_features` and `surveys` (names):
+ * what owns the flag, as its record then says.
  */
 export function seedFlag(state: SandboxState, project: number, raw: JsonObject, keyTaken: (key: string) => boolean): FeatureFlagState {
-  const { internal, experiments, early_access_features: features, ...body } = raw;
+  const { internal, experiments, early_access_features: features, surveys, ...body } = raw;
   if (internal !== undefined && !(HIDDEN_KINDS as readonly Json[]).includes(internal)) {
     throw validationError('internal', `must be one of ${HIDDEN_KINDS.join(', ')}`, 'invalid_choice');
   }
-  if (experiments !== undefined && !(Array.isArray(experiments) && experiments.every((e) => Number.isInteger(e)))) {
-    throw validationError('experiments', 'must be a list of experiment ids', 'invalid');
-  }
-  if (features !== undefined && !(Array.isArray(features) && features.every((e) => typeof e === 'string'))) {
-    throw validationError('early_access_features', 'must be a list of early access feature names', 'invalid');
-  }
-  return createFlag(state, project, body, keyTaken, {
+  const eaf = seedNames(features, 'early_access_features', 'early access feature');
+  const flag = createFlag(state, project, body, keyTaken, {
     hidden: (internal as FeatureFlagState['hidden'] | undefined) ?? null,
-    experiment_ids: (experiments as number[] | undefined) ?? [],
-    early_access_features: (features as string[] | undefined) ?? [],
+    experiments: seedExperiments(experiments),
+    early_access_features: eaf,
+    surveys: seedNames(surveys, 'surveys', 'survey'),
   });
+  // Newer versions mark an early access feature's flag in its filters (server-owned).
+  if (eaf.length > 0 && newerApi(state)) flag.filters = { ...flag.filters, feature_enrollment: true };
+  return flag;
 }
 
 // ---------------------------------------------------------------------------------------------
