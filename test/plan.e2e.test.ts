@@ -118,7 +118,7 @@ roles:
     const file = ws.write('h.yaml', config('projects:\n  - id: 99999\n    name: Nope\n'));
     const r = await ws.cli(['plan', file]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/h\.yaml:3:5: project 99999 does not exist in organization/);
+    expect(r.stderr).toMatch(/h\.yaml:3:5: project "99999" does not exist in organization/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 

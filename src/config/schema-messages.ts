@@ -5,6 +5,7 @@ import type { ErrorObject } from 'ajv';
 import { KINDS, childKinds, topKinds } from '../resources/registry.js';
 import { readablePath, splitPointer } from './pointer.js';
 import { defsDeclaring, resolveNode, schemaAt, type SchemaNode } from './schema-doc.js';
+import { schemaDocument } from '../resources/schema.js';
 import { suggest } from './suggest.js';
 
 export interface SchemaIssue {
@@ -115,7 +116,10 @@ function explainName(e: ErrorObject, name: string): SchemaIssue {
   const pointer = `${e.instancePath}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
   if (names?.not) {
     const inWhat = where?.def ? ` in ${human(where.def)}` : '';
-    return { pointer, at: 'key', message: `field "${name}" is not allowed${inWhat}${names['x-reason'] ? `: ${names['x-reason']}` : ''}` };
+    // A definition's own refusal says why this name (a list's refusal of other names may apply there too).
+    const own = where?.def ? resolveNode(schemaDocument().$defs[where.def]?.propertyNames ?? {}) : undefined;
+    const reason = own?.not?.enum?.includes(name) ? own['x-reason'] : names['x-reason'];
+    return { pointer, at: 'key', message: `field "${name}" is not allowed${inWhat}${reason ? `: ${reason}` : ''}` };
   }
   const expected = names?.['x-expected'] ?? (names?.pattern ? `a key matching ${names.pattern}` : 'a valid key');
   return { pointer, at: 'key', message: `${label === '' ? '' : `${label}: `}key ${quote(name)} must be ${expected}` };

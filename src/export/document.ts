@@ -10,6 +10,7 @@ import type { LiveState } from '../plan/live.js';
 import { keyInScope, labelOf, type KindName, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
 import { addressOf } from '../plan/types.js';
+import { canonicalJson } from '../plan/normalize.js';
 import { shareChildren } from './shared.js';
 import { escapeInterpolation, exportedValue } from './values.js';
 import { VariableNamer } from './variables.js';
@@ -92,6 +93,8 @@ function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kin
       if (kind.fields[field]?.uiState === true && !allFields) continue;
       // A field the API refuses to take (deprecated) would only fail the next apply.
       if (kind.fields[field]?.deprecated !== undefined) continue;
+      // A field holding what the API gives a field nobody set says nothing.
+      if (kind.unsetValues && field in kind.unsetValues && canonicalJson(kind.unsetValues[field]) === canonicalJson(record[field])) continue;
       data[field] = exportedValue(kind, field, record[field]);
     }
     const childScope: Scope = kind.projectKind

@@ -152,7 +152,8 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
     const kind = kindByName(first.kind, kinds);
     const more = missing.length > 1 ? ` (and ${missing.length - 1} more)` : '';
     const why = kind.notCreated ?? `${labelOf(kind)} items cannot be created`;
-    throw new HogsyncError('config', `${first.kind} ${first.key} does not exist in organization ${first.organization} (${why})${more}`, { position: first.position });
+    const where = first.project !== null && !kind.projectKind ? `project ${first.project}` : `organization ${first.organization}`;
+    throw new HogsyncError('config', `${labelOf(kind)} "${first.key}" does not exist in ${where}: ${why}${more}`, { position: first.position });
   }
 
   if (heldAbsent.length > 0) {

@@ -239,6 +239,8 @@ export interface ResourceKind {
   readonly exportedByDefault?: boolean;
   /** Which live items `export` writes (default every one): event definitions that say something. */
   exportable?(record: LiveRecord): boolean;
+  /** The values the API gives fields nobody set: `export` leaves a field holding one out (it says nothing). */
+  readonly unsetValues?: Readonly<Record<string, unknown>>;
   /**
    * The API does not keep identities unique (cohort names): two live items may match one
    * declared identity, which is then a plan error, and the file pins one with `id:` (an id always

@@ -26,6 +26,7 @@ export const eventDefinition: ResourceKind = {
   canDelete: false,
   listsUnmanaged: false,
   exportedByDefault: false,
+  unsetValues: { description: null, tags: [], verified: false, hidden: false },
   // Only definitions that say something: the rest hold no configuration.
   exportable: (r) => (typeof r.description === 'string' && r.description !== '') || (Array.isArray(r.tags) && r.tags.length > 0) || r.verified === true || r.hidden === true,
   get fields() { return fields(); },
