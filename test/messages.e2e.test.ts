@@ -53,6 +53,7 @@ afterEach(async () => {
   await stopAllSandboxes();
 });
 
+const noStack = /\n\s+at /;
 const errorLine = (stderr: string) => stderr.split('\n').find((l) => l.startsWith('error: ')) ?? '';
 const hintLine = (stderr: string) => stderr.split('\n').find((l) => l.startsWith('hint: ')) ?? '';
 
@@ -196,6 +197,31 @@ describe('apply shows what matters once', () => {
       const address = `project:${ORG}/12346`;
       const outcomeLines = (r.stdout + r.stderr).split('\n').filter((l) => l.includes(address) && /\bapplied\b/.test(l));
       expect(outcomeLines).toHaveLength(1);
+    } finally {
+      local.remove();
+    }
+  });
+});
+
+describe('a key of any length or content', () => {
+  it('a clean run or a one-line error, never a stack trace and never the key', async () => {
+    const sandbox = await inProcessSandbox();
+    const local = workspace(sandbox);
+    try {
+      local.write('h.yaml', config('projects:\n  - id: 12345\n'));
+      const long = `phx_${'a'.repeat(120_000)}`;
+      // Offline: the key only feeds the mask of what is printed.
+      const offline = await local.cli(['validate', 'h.yaml'], { HOGSYNC_API_KEY: long });
+      expect(offline).toEqual({ code: 0, stdout: '1 file valid: 1 organization, 1 project, 0 proxy records, 0 roles, 0 feature flags\n', stderr: '' });
+      const planned = await local.cli(['plan', 'h.yaml'], { HOGSYNC_API_KEY: long });
+      expect(planned.code).toBe(1);
+      expect(planned.stderr).toBe('error: HOGSYNC_API_KEY holds 120004 characters, but a personal API key is about 50 (phx_…): check what the variable is set to\n');
+      // Characters a pattern would give a meaning to: a wrong key like any other (401), masked.
+      const odd = 'phx_a+b(c)*[d]?{e}|^$\\.';
+      const refused = await local.cli(['plan', 'h.yaml'], { HOGSYNC_API_KEY: odd });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^error: GET \S+ → 401: .*\nhint: check the personal API key in HOGSYNC_API_KEY/);
+      expect(refused.stderr).not.toMatch(noStack);
     } finally {
       local.remove();
     }

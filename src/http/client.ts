@@ -390,9 +390,16 @@ function gaveUp(attempts: number): string {
   return attempts > 1 ? ` (gave up after ${attempts} attempts)` : '';
 }
 
+/** Personal API keys are about 50 characters; servers refuse headers of a few kilobytes. */
+const MAX_KEY_LENGTH = 1000;
+
 function checkApiKey(raw: string | undefined): string {
   const key = (raw ?? '').trim();
   if (key === '') throw new HogsyncError('usage', 'no API key: set HOGSYNC_API_KEY to a personal API key (phx_…)');
+  // No server takes a header this long (it answers 431): say what is wrong before sending it.
+  if (key.length > MAX_KEY_LENGTH) {
+    throw new HogsyncError('usage', `HOGSYNC_API_KEY holds ${key.length} characters, but a personal API key is about 50 (phx_…): check what the variable is set to`);
+  }
   // Anything outside visible ASCII cannot go in a header, and undici's complaint could echo it.
   if (!/^[\x21-\x7e]+$/.test(key)) throw new HogsyncError('usage', 'HOGSYNC_API_KEY contains spaces or characters that cannot be sent in a header');
   return key;
