@@ -107,10 +107,25 @@ describe('an API that cannot be reached', () => {
     expect(flag.code).toBe(1);
     expect(errorLine(flag.stderr)).toContain('host not found (ENOTFOUND)');
     expect(errorLine(flag.stderr)).not.toMatch(/gave up|attempts/);
-    expect(hintLine(flag.stderr)).toBe('hint: hogsync could not reach hogsync-test.invalid; the base URL is --base-url https://hogsync-test.invalid. Check the address and the network, then run again.');
+    // A read that never reached the API changed nothing there.
+    expect(errorLine(flag.stderr)).not.toMatch(/idempotent|may or may not have been applied/);
+    expect(hintLine(flag.stderr)).toBe('hint: hogsync could not reach hogsync-test.invalid (nothing reached the API); the base URL is --base-url https://hogsync-test.invalid. '
+      + "Check the address (your region's https://us.posthog.com or https://eu.posthog.com, or your own instance) and that this machine can reach it (DNS, proxy, firewall), then run again.");
     expect(Date.now() - started).toBeLessThan(15_000);
     const env = await ws.cli(['plan', 'h.yaml'], { HOGSYNC_BASE_URL: 'https://hogsync-test.invalid' });
     expect(hintLine(env.stderr)).toContain('the base URL is HOGSYNC_BASE_URL=https://hogsync-test.invalid.');
+  });
+
+  it('a refused connection: the attempts made, never "may have been applied", never "raise --timeout"', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const r = await ws.cli(['plan', 'h.yaml', '--timeout', '2'], { HOGSYNC_BASE_URL: `http://127.0.0.1:${port}` });
+    expect(r.code).toBe(1);
+    expect(errorLine(r.stderr)).toMatch(/: connection refused \(ECONNREFUSED\): the API could not be reached \(\d+ attempts within --timeout 2 s\)$/);
+    expect(r.stderr).not.toMatch(/idempotent|may or may not|raise --timeout|slow/);
+    expect(hintLine(r.stderr)).toContain(`hogsync could not reach 127.0.0.1:${port} (nothing reached the API); the base URL is HOGSYNC_BASE_URL=http://127.0.0.1:${port}.`);
   });
 });
 

@@ -252,16 +252,19 @@ export class ApiClient implements ApiPort {
         this.emit({ type: 'request', method, path });
         // Not reached at all (DNS, refused, TLS): a later request would not reach it either.
         const unreachable = outcome.kind === 'unsent' || outcome.kind === 'unresolved' || /^TLS failure/.test(outcome.detail);
-        const replayable = outcome.kind === 'unsent' || ((outcome.kind === 'interrupted' || outcome.kind === 'timeout') && (options.idempotent ?? isIdempotent(method)));
-        const notReplayed = !replayable && outcome.kind !== 'fatal' ? `; not retried: ${method} is not idempotent; the change may or may not have been applied` : '';
+        // Only a request that may have reached the API can have changed anything there.
+        const mayHaveArrived = outcome.kind === 'interrupted' || outcome.kind === 'timeout';
+        const idempotent = options.idempotent ?? isIdempotent(method);
+        const replayable = outcome.kind === 'unsent' || (mayHaveArrived && idempotent);
+        const notReplayed = mayHaveArrived && !idempotent ? `; not retried: ${method} is not idempotent; the change may or may not have been applied` : '';
         if (replayable && retriesLeft) {
           const wait = backoffMs(attempt, this.random);
-          if (wait >= left()) throw this.fail('network', this.overTime(outcome.detail, attempt + 1), { method, path }, unreachable);
+          if (wait >= left()) throw this.fail('network', this.overTime(outcome.detail, attempt + 1, unreachable), { method, path }, unreachable);
           spent += wait;
           await this.backoff(method, path, undefined, wait);
           continue;
         }
-        if (left() <= 0) throw this.fail('network', this.overTime(outcome.detail, attempt + 1) + notReplayed, { method, path }, unreachable);
+        if (left() <= 0) throw this.fail('network', this.overTime(outcome.detail, attempt + 1, unreachable) + notReplayed, { method, path }, unreachable);
         let message = outcome.detail + notReplayed;
         if (replayable) message += gaveUp(attempt + 1);
         throw this.fail('network', message, { method, path }, unreachable);
@@ -311,10 +314,15 @@ export class ApiClient implements ApiPort {
     }
   }
 
-  /** The message of a request stopped by --timeout: what the last attempt met, and what to do. */
-  private overTime(last: string, attempts: number): string {
+  /**
+   * The message of a request stopped by --timeout: what the last attempt met, and what to do.
+   * `unreachable`: no attempt reached the API (nothing to wait for: the address or the network is wrong).
+   */
+  private overTime(last: string, attempts: number, unreachable = false): string {
     const seconds = Math.round(this.totalTimeoutMs / 100) / 10;
-    return `no complete answer within --timeout ${seconds} s (${attempts} attempt${attempts === 1 ? '' : 's'}; the last: ${last}); the API or the network is slow: raise --timeout, or try again later`;
+    const tried = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+    if (unreachable) return `${last}: the API could not be reached (${tried} within --timeout ${seconds} s)`;
+    return `no complete answer within --timeout ${seconds} s (${tried}; the last: ${last}); the API or the network is slow: raise --timeout, or try again later`;
   }
 
   private async backoff(method: string, path: string, status: number | undefined, waitMs: number): Promise<void> {
