@@ -242,3 +242,37 @@ describe('a key of any length or content', () => {
     }
   });
 });
+
+describe('the base URL and the organization', () => {
+  it('a base URL with a path is refused before any request, saying where it was set', async () => {
+    const sandbox = await inProcessSandbox();
+    const local = workspace(sandbox);
+    try {
+      local.write('h.yaml', config('projects:\n  - id: 12345\n'));
+      const flag = await local.cli(['plan', 'h.yaml', '--base-url', `${sandbox.baseUrl}/api/`]);
+      expect(flag.code).toBe(1);
+      expect(flag.stderr).toBe(`error: the base URL must be an origin only, such as ${sandbox.baseUrl}: remove the path /api (hogsync adds the API's /api/… paths itself); it is set by --base-url ${sandbox.baseUrl}/api\n`);
+      const env = await local.cli(['drift', 'h.yaml'], { HOGSYNC_BASE_URL: `${sandbox.baseUrl}/api/` });
+      expect(env.stderr).toContain(`; it is set by HOGSYNC_BASE_URL=${sandbox.baseUrl}/api\n`);
+      expect(sandbox.stats.requests).toBe(0);
+    } finally {
+      local.remove();
+    }
+  });
+
+  it('an organization the API does not know is named at the line that declares it', async () => {
+    const sandbox = await inProcessSandbox();
+    const local = workspace(sandbox);
+    const other = '0190d1c4-6a1e-7c3d-8e4f-000000000000';
+    try {
+      local.write('h.yaml', `# a typo in the UUID\norganization: ${other}\nroles:\n  - name: Engineers\n`);
+      for (const verb of ['plan', 'apply']) {
+        const r = await local.cli([verb, 'h.yaml', '--auto-approve'].slice(0, verb === 'apply' ? 3 : 2));
+        expect(r.code).toBe(1);
+        expect(errorLine(r.stderr)).toMatch(new RegExp(`^error: h\\.yaml:2:15: the API does not know organization ${other} \\(GET /api/organizations/${other}/\\w+/\\?limit=1000 → 404: .*\\): check the organization's UUID`));
+      }
+    } finally {
+      local.remove();
+    }
+  });
+});

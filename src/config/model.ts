@@ -31,6 +31,8 @@ export type PruneSettings = Record<string, boolean>;
 
 export interface DesiredOrganization {
   id: string;
+  /** Where the first file naming it says `organization:` (its value). */
+  position?: FilePosition;
   items: DesiredItem[];
   prune: PruneSettings;
   /** Where each `prune` key that is true was first set to true. */

@@ -168,7 +168,7 @@ export class ApiClient implements ApiPort {
   }
 
   /**
-   * One API call; `path` is relative to the base URL (its path prefix is kept). The body
+   * One API call; `path` starts at the base URL's root (`/api/…`). The body
    * type is the caller's assertion: it is parsed JSON (`null` for an empty body), unchecked.
    */
   async request<T = unknown>(method: HttpMethod, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
@@ -191,14 +191,14 @@ export class ApiClient implements ApiPort {
       parallelism: this.parallelism,
       follow: (next, from) => {
         try {
-          return followNext(first, next, this.base.prefix);
+          return followNext(first, next);
         } catch (err) {
           throw this.scrubbed(err, { method: 'GET', path: from.path });
         }
       },
       fetch: async (url) => {
         const res = await this.send<unknown>('GET', url, {});
-        return { status: res.status, body: res.body, path: displayPath(this.base, url) };
+        return { status: res.status, body: res.body, path: displayPath(url) };
       },
     });
   }
@@ -217,7 +217,7 @@ export class ApiClient implements ApiPort {
   }
 
   private async send<T>(method: HttpMethod, url: URL, options: RequestOptions): Promise<ApiResponse<T>> {
-    const path = redact(displayPath(this.base, url), this.apiKey);
+    const path = redact(displayPath(url), this.apiKey);
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers = body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
     const okStatuses = options.okStatuses ?? [];

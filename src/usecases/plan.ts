@@ -11,7 +11,8 @@ import { computePlan } from '../plan/planner.js';
 import { safetyWarnings } from '../plan/safety.js';
 import type { Plan, PlanResult, PlanTargets } from '../plan/types.js';
 import type { Kinds } from '../resources/registry.js';
-import { heldBackReads } from '../state/live-state.js';
+import { heldBackReads, UnknownOrganization } from '../state/live-state.js';
+import { HogsyncError } from '../errors.js';
 import { attributePlan } from './attribute.js';
 import { readCollections } from '../state/live-state.js';
 import { restrictReads } from '../state/targeted-reads.js';
@@ -47,6 +48,20 @@ export interface Planned {
 
 /** Reads, plans and annotates with a client the caller owns. */
 export async function planWith(client: ApiClient, desired: DesiredState, settings: ApiSettings, request: PlanRequest, observer: Observer): Promise<Planned> {
+  try {
+    return await readAndPlan(client, desired, settings, request, observer);
+  } catch (err) {
+    throw err instanceof UnknownOrganization ? declaredHere(err, desired) : err;
+  }
+}
+
+/** An organization the API does not know, said at the line of the file that declares it. */
+function declaredHere(err: UnknownOrganization, desired: DesiredState): HogsyncError {
+  const position = desired.organizations.find((o) => o.id === err.organization)?.position;
+  return position ? new HogsyncError('config', err.message, { position, cause: err }) : err;
+}
+
+async function readAndPlan(client: ApiClient, desired: DesiredState, settings: ApiSettings, request: PlanRequest, observer: Observer): Promise<Planned> {
   const all = plannedReads(desired, request.kinds);
   const reads = request.targets ? restrictReads(all, targetsOfPlan(request.targets)) : all;
   let live = await reading(client, 'live state', observer, () => readCollections(client, reads, settings.parallelism));
