@@ -166,7 +166,7 @@ describe('apply', () => {
 });
 
 describe('review', () => {
-  it('drift --fail-on-unmanaged exits 2 for live items no file declares', async () => {
+  it('drift --fail-on-unmanaged exits 2 for live items no file declares, and every format counts them as findings', async () => {
     const sandbox = await inProcessSandbox();
     const local = workspace(sandbox);
     try {
@@ -176,6 +176,23 @@ describe('review', () => {
       expect(plain.stdout).toContain(`project:${ORG}/12346`);
       const strict = await local.cli(['drift', 'h.yaml', '--fail-on-unmanaged']);
       expect(strict.code).toBe(2);
+      // What fails the run is a finding in every format: never "No drift" beside exit 2.
+      expect(strict.stdout).not.toContain('No drift');
+      expect(strict.stdout).toContain(`Unmanaged (live, in no file: drift with --fail-on-unmanaged):\n  ? project:${ORG}/12346\n`);
+      expect(strict.stdout).toContain('Drift: 0 missing, 0 changed, 0 to delete, 1 unmanaged (live, in no file; --fail-on-unmanaged).\n');
+      const junit = await local.cli(['drift', 'h.yaml', '--fail-on-unmanaged', '--format', 'junit']);
+      expect(junit.code).toBe(2);
+      expect(junit.stdout).toContain('<testsuites name="hogsync drift" tests="2" failures="1">');
+      expect(junit.stdout).toContain(`<failure message="project:${ORG}/12346 is live but no file declares it (unmanaged; --fail-on-unmanaged)" type="unmanaged"/>`);
+      const markdown = await local.cli(['drift', 'h.yaml', '--fail-on-unmanaged', '--format', 'markdown']);
+      expect(markdown.stdout).toContain('Drift: 0 missing, 0 changed, 0 to delete, 1 unmanaged');
+      expect(markdown.stdout).toContain('<summary>1 unmanaged item (live, in no file: drift with --fail-on-unmanaged)</summary>');
+      const json = await local.cli(['drift', 'h.yaml', '--fail-on-unmanaged', '--format', 'json']);
+      expect(JSON.parse(json.stdout)).toMatchObject({ kind: 'drift', fail_on_unmanaged: true, findings: 1, summary: { unmanaged: 1 } });
+      // Without the option, unmanaged items are left alone and the JUnit report counts none.
+      const lenient = await local.cli(['drift', 'h.yaml', '--format', 'junit']);
+      expect(lenient.code).toBe(0);
+      expect(lenient.stdout).toContain('failures="0"');
     } finally {
       local.remove();
     }
