@@ -72,6 +72,25 @@ describe('--target against examples/environments', () => {
     expect(rest.changes.length).toBe(10);
   });
 
+  it('says when a target matches no declared or live item: plan and drift warn, apply exits 1 and applies nothing', async () => {
+    const typo = 'role:*/Enginers';
+    const warning = `--target ${typo} matches no declared or live item, so nothing of it is planned: check its kind, organization and key`;
+    const plan = await ws.cli(['plan', EXAMPLE, '--target', typo]);
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain(`Warnings:\n  ! ${warning}`);
+    const drift = await ws.cli(['drift', EXAMPLE, '--target', typo, '--format', 'json']);
+    expect(JSON.parse(drift.stdout).warnings).toEqual([expect.stringContaining(warning)]);
+    // One target that matches among them is not enough for apply: the other was meant too.
+    resetStats(sandbox.stats);
+    const apply = await ws.cli(['apply', EXAMPLE, '--auto-approve', '--target', 'project:*/2002', '--target', typo]);
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toBe(`error: ${warning} (KIND:ORG/KEY, e.g. feature_flag:*/111/new-checkout or role:*/Engineers). Nothing was applied.\n`);
+    expect(Object.keys(sandbox.stats.byRoute).filter((r) => !r.startsWith('GET '))).toEqual([]);
+    // A target that matches a declared item says nothing of the kind.
+    const matched = await ws.cli(['plan', EXAMPLE, '--target', 'project:*/2002']);
+    expect(matched.stdout).not.toContain('matches no declared or live item');
+  });
+
   it('refuses an address that is not one, in one line', async () => {
     const r = await ws.cli(['plan', EXAMPLE, '--target', 'flags/2001']);
     expect(r.code).toBe(1);

@@ -18,7 +18,7 @@ import { readCollections } from '../state/live-state.js';
 import { restrictReads } from '../state/targeted-reads.js';
 import { plannedReads } from '../state/targets.js';
 import { DEFAULT_MAX_DELETE_PERCENT } from '../plan/limits.js';
-import { targetsOfPlan } from '../plan/targeting.js';
+import { targetsOfPlan, unmatchedMessage, unmatchedTargets } from '../plan/targeting.js';
 import { countEveryLiveItem, resolveTargets, type TargetRequest } from './targeted.js';
 import { runPreviews } from './previews.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
@@ -90,5 +90,9 @@ export async function planFiles(paths: string[], settings: ApiSettings, request:
   const desired = await loadConfig(paths);
   const { targets, warnings } = await resolveTargets(paths, desired, targeting);
   const planned = await withClient(settings, observer, (client) => planWith(client, desired, settings, { ...request, ...(targets ? { targets } : {}) }, observer));
-  return warnings.length > 0 ? { ...planned, plan: annotate(planned.plan, { changes: new Map(), warnings }) } : planned;
+  // Said as given (an alias, not the id it stands for).
+  const given = new Map((targets?.addresses ?? []).map((a, i) => [a, targeting.addresses?.[i] ?? a]));
+  const unmatched = unmatchedTargets(planned.plan).map((a) => unmatchedMessage(given.get(a) ?? a));
+  const all = [...warnings, ...unmatched];
+  return all.length > 0 ? { ...planned, plan: annotate(planned.plan, { changes: new Map(), warnings: all }) } : planned;
 }
