@@ -1,6 +1,7 @@
 // --target end to end: the real CLI against a sandbox seeded with examples/environments. A
 // targeted plan reads only what its items need, says what it left out, is kept by a saved
 // plan, and cannot get around the delete-share rule.
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resetStats } from '../src/sandbox/stats.js';
@@ -134,5 +135,30 @@ prune:
     feature_flags: [ { key: one-0, ensure: absent } ]
 `));
     expect((await ws.cli(['apply', one, '--auto-approve', '--target', 'feature_flag:*/1/one-0'])).code).toBe(0);
+  });
+});
+
+describe('the delete-share rule proven from what a --changed-since plan read', () => {
+  it('a one-flag removal in a 20-project workspace reads that project\'s list, not the other 19', async () => {
+    const projects = Array.from({ length: 20 }, (_, p) => ({
+      id: 101 + p, name: `P${p}`, feature_flags: Array.from({ length: 5 }, (_f, f) => ({ key: `f-${f}`, name: `F${f}`, active: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } })),
+    }));
+    sandbox = await inProcessSandbox({ seed: { organizations: [{ id: ORG, projects }] } });
+    ws = workspace(sandbox);
+    const repo = ws.path('repo');
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } });
+    const file = (removed: string | null) => config(`projects:\n${projects.map((p) => `  - id: ${p.id}\n    feature_flags:\n${p.feature_flags.map((f) => `      - key: ${f.key}${p.id === 101 && f.key === removed ? '\n        ensure: absent' : ''}\n`).join('')}`).join('')}`);
+    ws.write('repo/hogsync.yaml', file(null));
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'flags');
+    ws.write('repo/hogsync.yaml', file('f-0'));
+    resetStats(sandbox.stats);
+    const r = await ws.cli(['plan', join(repo, 'hogsync.yaml'), '--changed-since', 'main', '--format', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as PlanJson).changes.map((c) => `${c.action} ${c.address}`)).toEqual([`delete feature_flag:${ORG}/101/f-0`]);
+    // 1 delete of the 5 flags read (20%) is within 30% whatever the other projects hold.
+    expect(sandbox.stats.byRoute['GET /api/projects/:project/feature_flags/']).toBe(1);
+    expect(sandbox.stats.requests).toBeLessThanOrEqual(2);
   });
 });
