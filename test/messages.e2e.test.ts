@@ -293,3 +293,36 @@ describe('the base URL and the organization', () => {
     }
   });
 });
+
+describe('apply after refusals that heal, and fields an API version lacks', () => {
+  it('a project delete the API refuses because it is already being deleted: waiting helps, and apply says so', async () => {
+    ws.write('gone.yaml', config('projects:\n  - id: 12345\n    ensure: absent\n'));
+    overrides[`DELETE ${PROJECT}`] = json({ type: 'validation_error', code: 'invalid_input', detail: 'This project is already being deleted.', attr: null }, 400);
+    const r = await ws.cli(['apply', 'gone.yaml', '--auto-approve', '--allow-delete', 'project/12345']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`→ 400: This project is already being deleted. (the project is already being deleted: once the API has finished, it is gone and a plan shows nothing to do)`);
+    expect(r.stdout).toContain('Run apply again once the API has finished what the failures above wait for; it converges then.');
+    expect(r.stdout).not.toContain('will not help');
+  });
+
+  it('a refused project delete says how to allow it once, in plan and in apply', async () => {
+    ws.write('gone.yaml', config('projects:\n  - id: 12345\n    ensure: absent\n'));
+    const planned = await ws.cli(['plan', 'gone.yaml']);
+    expect(planned.stdout).toContain(`! apply will refuse unless run with --allow-delete project/12345: deleting project 12345 (project:${ORG}/12345) needs an explicit allow\n`);
+    expect(planned.stdout.split('--allow-delete').length - 1).toBe(1);
+  });
+
+  it('creating a role on an API without feature_flags_access_level says that field is what the API lacks', async () => {
+    const sandbox = await inProcessSandbox({ seed: { api_version: 2026, organizations: [{ id: ORG, projects: [{ id: 12345 }] }] } });
+    const local = workspace(sandbox);
+    try {
+      local.write('h.yaml', config('roles:\n  - name: Engineers\n    feature_flags_access_level: 37\n'));
+      const r = await local.cli(['apply', 'h.yaml', '--auto-approve']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(`! role:${ORG}/Engineers: the API did not take feature_flags_access_level: its role records have no such field (this API version does not keep it), so plans will not manage it; remove it from the files`);
+      expect(r.stdout).not.toContain('it holds another value');
+    } finally {
+      local.remove();
+    }
+  });
+});
