@@ -326,3 +326,28 @@ describe('apply after refusals that heal, and fields an API version lacks', () =
     }
   });
 });
+
+describe('strings written the shell\'s way', () => {
+  it('are sent as written, and validate and plan warn at their line suggesting ${env:NAME}', async () => {
+    ws.write('shell.yaml', config([
+      'projects:',
+      '  - id: 12345',
+      '    name: $APP_NAME',
+      '    slack_incoming_webhook: ${SLACK_WEBHOOK}',
+      '    product_description: "Signups ($pageview on /welcome), a literal $${HOME}"',
+      '',
+    ].join('\n')));
+    const suggestion = (name: string, form: string) => `${name} is written the shell's way (${form}): hogsync sends the text as written; to read the environment variable, write \${env:${name}}`;
+    const validated = await ws.cli(['validate', 'shell.yaml'], { SLACK_WEBHOOK: 'https://hooks.slack.com/services/T0/B0/never-read' });
+    expect(validated.code).toBe(0);
+    expect(validated.stderr).toBe(`shell.yaml:4:11: warning: ${suggestion('APP_NAME', '$NAME')}\nshell.yaml:5:29: warning: ${suggestion('SLACK_WEBHOOK', '${NAME}')}\n`);
+    overrides[PROJECT] = json({ id: 12345, organization: ORG, name: 'Web app', slack_incoming_webhook: null, product_description: null });
+    const planned = await ws.cli(['plan', 'shell.yaml', '--format', 'json']);
+    expect(planned.code, planned.stderr).toBe(0);
+    const plan = JSON.parse(planned.stdout) as { warnings: string[]; changes: Array<{ fields: Array<{ path: string; after: unknown }> }> };
+    expect(plan.warnings.slice(0, 2)).toEqual([`shell.yaml:4:11: ${suggestion('APP_NAME', '$NAME')}`, `shell.yaml:5:29: ${suggestion('SLACK_WEBHOOK', '${NAME}')}`]);
+    // As written: the text, not the environment (the webhook is a secret field: masked).
+    expect(plan.changes[0]?.fields.find((f) => f.path === 'name')?.after).toBe('$APP_NAME');
+    expect(plan.changes[0]?.fields.find((f) => f.path === 'slack_incoming_webhook')?.after).toBe('(sensitive)');
+  });
+});

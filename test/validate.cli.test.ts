@@ -23,12 +23,12 @@ describe('hogsync validate', () => {
     expect(r).toEqual({ code: 0, stdout: '3 files valid: 1 organization, 2 projects, 2 proxy records, 2 roles, 3 feature flags\n', stderr: '' });
   });
 
-  it('warns at its line where a file declares the deprecated access_control, and still validates', async () => {
+  it('warns at the field\'s line where a file declares the deprecated access_control, and still validates', async () => {
     const file = join(tmp, 'deprecated.yaml');
     writeFileSync(file, 'organization: 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f\nprojects:\n  - id: 12345\n    access_control: true\n');
     const r = await runCli(['validate', file]);
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe(`${file}:3:5: warning: access_control is deprecated: the API refuses every value of it with 400 (use its access control settings instead); remove it from the file\n`);
+    expect(r.stderr).toBe(`${file}:4:5: warning: access_control is deprecated: the API refuses every value of it with 400 (use its access control settings instead); remove it from the file\n`);
     expect(r.stdout).toContain('1 file valid');
   });
 

@@ -45,4 +45,9 @@ export interface DesiredState {
   /** The files read, in order. */
   sources: string[];
   organizations: DesiredOrganization[];
+  /**
+   * What the files declare that loads but will not do what it seems to (a deprecated field, a
+   * string written the shell's way), each at its line; absent when there is nothing to say.
+   */
+  warnings?: Array<{ position: FilePosition; message: string }>;
 }

@@ -42,10 +42,12 @@ const ALLOWED_TAGS = new Set(['!', ...['str', 'int', 'float', 'bool', 'null', 'm
 /** Syntax errors cascade; past this many in one file, the rest are counted, not listed. */
 export const MAX_SYNTAX_ERRORS = 20;
 
+const NESTED_TOO_DEEP = `values are nested more than ${MAX_DEPTH} levels deep`;
+
 /** yaml's messages end with " at line L, column C:" and a source excerpt; we print our own position. */
 function oneLine(message: string): string {
   // yaml catches its own stack overflow on absurdly deep nesting and reports it as an error.
-  if (message.includes('Maximum call stack size exceeded')) return `values are nested more than ${MAX_DEPTH} levels deep`;
+  if (message.includes('Maximum call stack size exceeded')) return NESTED_TOO_DEEP;
   const cut = message.search(/ at line \d+, column \d+/);
   return (cut === -1 ? message.split('\n')[0]! : message.slice(0, cut)).trim();
 }
@@ -134,9 +136,16 @@ export function parseYaml(file: string, text: string): ParseResult {
       syntax = syntax.filter((e) => e.pos[0] < open[0]!.offset);
     }
   }
+  let tooDeep = false;
   for (const e of syntax.slice(0, MAX_SYNTAX_ERRORS)) {
     const pos = e.linePos?.[0] ?? at(e.pos[0]);
-    problem({ line: pos.line, col: pos.col }, oneLine(e.message));
+    const message = oneLine(e.message);
+    // A stack overflow may be reported more than once, where depends on the stack left: say it once.
+    if (message === NESTED_TOO_DEEP) {
+      if (tooDeep) continue;
+      tooDeep = true;
+    }
+    problem({ line: pos.line, col: pos.col }, message);
   }
   if (syntax.length > MAX_SYNTAX_ERRORS) {
     const next = syntax[MAX_SYNTAX_ERRORS]!;

@@ -3,6 +3,7 @@
 // previews such as a flag's blast radius). Everything it returns is a value.
 import type { ApiClient } from '../http/client.js';
 import { loadConfig } from '../config/load.js';
+import { formatPosition } from '../config/problems.js';
 import type { DesiredState } from '../config/model.js';
 import { annotate } from '../plan/annotate.js';
 import { heldBackTargets, kindChecks } from '../plan/kind-checks.js';
@@ -80,7 +81,9 @@ async function readAndPlan(client: ApiClient, desired: DesiredState, settings: A
   const checks = kindChecks(desired, live, result, request.kinds);
   const warnings = [...checks, ...(request.safetyWarnings ? safetyWarnings(result, request.kinds) : [])];
   const previews = request.previews ? await runPreviews(result, client, settings.parallelism) : undefined;
-  const annotated = annotate(result.plan, { changes: previews?.changes ?? new Map(), warnings: [...(result.notices ?? []), ...warnings, ...(previews?.warnings ?? [])] });
+  // What the files declare that will not do what it seems to, at its line (as validate says it).
+  const declared = (desired.warnings ?? []).map((w) => `${formatPosition(w.position)}: ${w.message}`);
+  const annotated = annotate(result.plan, { changes: previews?.changes ?? new Map(), warnings: [...declared, ...(result.notices ?? []), ...warnings, ...(previews?.warnings ?? [])] });
   const plan = request.attribution ? await attributePlan(annotated, result, live, client, settings.parallelism, request.kinds) : annotated;
   return { desired, result, plan };
 }
