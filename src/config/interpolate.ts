@@ -91,27 +91,57 @@ export function expandString(s: string, env: NodeJS.ProcessEnv): Expansion {
   return { value: out, names, errors, ...(shellStyle.length > 0 ? { shellStyle } : {}) };
 }
 
-/** Whether any string below `value` holds "$" (checked first: most files interpolate nothing). */
-function mentionsVariables(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('$');
-  if (Array.isArray(value)) return value.some(mentionsVariables);
+/** Whether any string below `value` holds `text` (checked first: most files interpolate nothing). */
+function mentions(value: unknown, text: string): boolean {
+  if (typeof value === 'string') return value.includes(text);
+  if (Array.isArray(value)) return value.some((v) => mentions(v, text));
   if (value !== null && typeof value === 'object') {
-    for (const key in value) if (mentionsVariables((value as Record<string, unknown>)[key])) return true;
+    for (const key in value) if (mentions((value as Record<string, unknown>)[key], text)) return true;
   }
   return false;
 }
 
+/**
+ * Strings written the shell's way, read without copying anything (the API's own `$browser`
+ * properties are common in flag filters: those files must not be rebuilt for them).
+ */
+function shellStyleWarnings(data: unknown, env: NodeJS.ProcessEnv): { pointer: string; message: string }[] {
+  const out: { pointer: string; message: string }[] = [];
+  const path: Array<string | number> = [];
+  const pointer = () => path.reduce<string>((p, segment) => childPointer(p, segment), '');
+  const walk = (value: unknown): void => {
+    if (typeof value === 'string') {
+      if (!value.includes('$')) return;
+      for (const name of shellVariables(value)) out.push({ pointer: pointer(), message: shellStyleWarning(name, '$NAME') });
+      const braced = value.includes('${') ? expandString(value, env).shellStyle ?? [] : [];
+      for (const name of braced) out.push({ pointer: pointer(), message: shellStyleWarning(name, '${NAME}') });
+    } else if (Array.isArray(value)) {
+      value.forEach((v, i) => {
+        path.push(i);
+        walk(v);
+        path.pop();
+      });
+    } else if (value !== null && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) {
+        path.push(k);
+        walk(v);
+        path.pop();
+      }
+    }
+  };
+  walk(data);
+  return out;
+}
+
 export function interpolate(data: unknown, env: NodeJS.ProcessEnv): Interpolated {
-  if (!mentionsVariables(data)) return { data, problems: [], sources: new Map(), warnings: [] };
+  if (!mentions(data, '$')) return { data, problems: [], sources: new Map(), warnings: [] };
+  const warnings = shellStyleWarnings(data, env);
+  if (!mentions(data, '${')) return { data, problems: [], sources: new Map(), warnings };
   const sources = new Map<string, string[]>();
   const problems: { pointer: string; message: string }[] = [];
-  const warnings: { pointer: string; message: string }[] = [];
   const visit = (value: unknown, pointer: string): unknown => {
     if (typeof value === 'string') {
-      if (!value.includes('$')) return value;
-      for (const name of shellVariables(value)) warnings.push({ pointer, message: shellStyleWarning(name, '$NAME') });
       const r = expandString(value, env);
-      for (const name of r.shellStyle ?? []) warnings.push({ pointer, message: shellStyleWarning(name, '${NAME}') });
       for (const message of r.errors) problems.push({ pointer, message });
       if (r.names.length > 0) {
         sources.set(pointer, r.names);
