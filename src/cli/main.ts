@@ -149,6 +149,17 @@ Examples:
   $ hogsync export --organization 0190d1c4-… --project 2001 --project 2002 --project 2003 --shared`)
     .action(verb('export'));
 
+  withCommon(program.command('fmt').argument('[paths...]', 'files or directories (default hogsync.yaml)'), false)
+    .description('rewrite configuration files in one canonical layout (keys in the schema\'s order, two-space indents; comments kept)')
+    .option('--check', 'change nothing; exit 2 naming the files that are not in the canonical layout')
+    .addHelpText('after', `
+Examples:
+  $ hogsync fmt config/                    # rewrites what differs, naming each file
+  $ hogsync fmt --check config/            # CI: exit 2 when a file would change
+Values, comments, blank lines, anchors and aliases, quoting and \${env:…} stay as written.
+A file that does not parse is an error at file:line:col (exit 1), and nothing is written.`)
+    .action(verb('fmt'));
+
   withCommon(program.command('sandbox'), false)
     .description('run a local, stateful emulator of the API')
     .option('--port <n>', 'port (0 = any free port)', '8010')

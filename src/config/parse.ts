@@ -72,15 +72,15 @@ function closedQuote(source: string): boolean {
 }
 
 /** Quoted strings and inline lists or mappings that open and never close, in order: where, and what. */
-function unclosed(text: string): Array<{ offset: number; what: string; fix?: string }> {
+function unclosed(text: string): Array<{ offset: number; what: string; fix?: string; quote?: true }> {
   const { CST, Parser } = loadYaml();
-  const out: Array<{ offset: number; what: string; fix?: string }> = [];
+  const out: Array<{ offset: number; what: string; fix?: string; quote?: true }> = [];
   const check = (token: CST.Token | undefined): void => {
     if (!token) return;
     if (token.type === 'double-quoted-scalar' || token.type === 'single-quoted-scalar') {
       if (closedQuote(token.source)) return;
       const quote = token.type === 'double-quoted-scalar' ? 'double quote (")' : "single quote (')";
-      out.push({ offset: token.offset, what: `unclosed string: the ${quote} that opens here is never closed`, fix: 'close it, or write the value without quotes' });
+      out.push({ offset: token.offset, what: `unclosed string: the ${quote} that opens here is never closed`, fix: 'close it, or write the value without quotes', quote: true });
     } else if (token.type === 'flow-collection') {
       const close = token.start.source === '[' ? ']' : '}';
       if (token.end.some((t) => t.source === close)) return;
@@ -101,7 +101,10 @@ function unclosed(text: string): Array<{ offset: number; what: string; fix?: str
     // Only a better position was at stake: the parser's own errors stand.
     return [];
   }
-  return out.sort((a, b) => a.offset - b.offset);
+  // An unclosed quote swallows the brackets after it: the lists and mappings around it look
+  // unclosed only because of it, so it alone is said.
+  const quote = out.find((u) => u.quote);
+  return out.filter((u) => !quote || u.quote || u.offset > quote.offset).sort((a, b) => a.offset - b.offset);
 }
 
 export function parseYaml(file: string, text: string): ParseResult {
