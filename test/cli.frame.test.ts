@@ -33,7 +33,7 @@ describe('CLI frame', () => {
   it('takes the common options before the verb too', async () => {
     const r = await runCli(['--base-url', 'http://example.com', '--parallelism', '3', 'plan', 'examples/basic'], { env: { HOGSYNC_API_KEY: 'phx_frame_test_key_000000' } });
     expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toBe('error: refusing to send the API key over plain http:// to example.com; use https:// (http:// is allowed only for loopback hosts)');
+    expect(r.stderr.trim()).toBe('error: refusing to send the API key over plain http:// to example.com; use https:// (http:// is allowed only for loopback hosts); it is set by --base-url http://example.com');
     const bad = await runCli(['--parallelism', '0', 'plan', 'examples/basic'], { env: { HOGSYNC_API_KEY: 'phx_frame_test_key_000000' } });
     expect(bad.stderr.trim()).toBe('error: --parallelism must be a whole number from 1 to 100, got "0"');
   });

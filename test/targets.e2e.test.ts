@@ -55,7 +55,7 @@ describe('--target against examples/environments', () => {
     const text = await ws.cli(['plan', EXAMPLE, '--target', 'feature_flag:*/2002/*', '--target', `project:${ORG}/2002`]);
     expect(text.stdout).toContain('Targeted plan: only items matching feature_flag:*/2002/*, project:');
     expect(text.stdout).toContain('8 declared items left out.');
-    expect(text.stdout).toContain(`# declared at ${join(EXAMPLE, 'flags.yaml')}:8:5`);
+    expect(text.stdout).toContain(`# declared at ${join(EXAMPLE, 'flags.yaml')}:20:5`);
   });
 
   it('keeps its targets in a saved plan: apply --plan changes only those, and refuses --target beside it', async () => {

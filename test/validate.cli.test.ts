@@ -36,7 +36,7 @@ describe('hogsync validate', () => {
     const r = await runCli(['validate', 'examples/multi-file'], { env: { SLACK_WEBHOOK: undefined } });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe('examples/multi-file/projects.yaml:14:29: environment variable SLACK_WEBHOOK is not set\n1 error in 1 file\n');
+    expect(r.stderr).toBe('examples/multi-file/projects.yaml:9:29: environment variable SLACK_WEBHOOK is not set\n1 error in 1 file\n');
   });
 
   it('validates several paths together: the examples plus a file of the same organization', async () => {
