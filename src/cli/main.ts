@@ -149,6 +149,21 @@ Examples:
   $ hogsync export --organization 0190d1c4-… --project 2001 --project 2002 --project 2003 --shared`)
     .action(verb('export'));
 
+  withCommon(program.command('show').argument('<addresses...>', 'items as --target names them: KIND:ORG/KEY, * matching anything'))
+    .description('print live items as the configuration YAML that would declare them (secrets as ${env:…} placeholders)')
+    .addOption(new Option('--format <format>', 'output format').choices(['yaml', 'json']).default('yaml'))
+    .option('--organization <id>', 'the organization to read, for addresses whose organization part is *')
+    .addHelpText('after', `
+Examples:
+  $ hogsync show 'feature_flag:0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f/12345/new-checkout'
+  $ hogsync show 'role:*/Engineers' --organization 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f
+  $ hogsync show 'project:*/12345' 'feature_flag:*/12345/*' --organization 0190d1c4-… > web-app.yaml
+  $ hogsync show 'proxy_record:*/*' --organization 0190d1c4-… --format json
+An address is KIND:ORG/KEY as --target takes it (a flag's KEY is PROJECT_ID/FLAG_KEY); ORG is the
+organization's UUID, or * with --organization. Only what the addresses need is read. An address
+that matches no live item is an error (exit 1).`)
+    .action(verb('show'));
+
   withCommon(program.command('fmt').argument('[paths...]', 'files or directories (default hogsync.yaml)'), false)
     .description('rewrite configuration files in one canonical layout (keys in the schema\'s order, two-space indents; comments kept)')
     .option('--check', 'change nothing; exit 2 naming the files that are not in the canonical layout')
