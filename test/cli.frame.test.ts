@@ -17,10 +17,14 @@ describe('CLI frame', () => {
     expect(r.stdout).toContain('hogsync apply --plan plan.json --auto-approve');
   });
 
-  it.each(['validate', 'plan', 'apply', 'drift', 'export', 'sandbox', 'schema'])('%s --help shows a real example', async (verb) => {
+  it.each(['validate', 'plan', 'apply', 'drift', 'export', 'show', 'fmt', 'sandbox', 'schema'])('%s --help shows a real example, and defaults as they are typed', async (verb) => {
     const r = await runCli([verb, '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`\\$ hogsync ${verb}`));
+    // commander would quote string defaults ("10") and show repeatable options' (default: []).
+    expect(r.stdout).not.toMatch(/default: "|default: \[\]/);
+    if (verb === 'sandbox') expect(r.stdout).toContain('(default: 8010)');
+    if (verb === 'apply') expect(r.stdout).toContain('(default: 30)');
   });
 
   it('rejects an unknown command with exit 1 and no stack trace', async () => {
