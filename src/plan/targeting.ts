@@ -173,9 +173,13 @@ export function resolveAliases(addresses: readonly string[], aliases: ReadonlyMa
 export function unmatchedTargets(plan: Plan): string[] {
   const targets = plan.targets;
   if (!targets || targets.changed_since || targets.addresses.length === 0) return [];
-  const items = [...plan.managed.map((m) => m.address), ...plan.unmanaged.map((u) => u.address)];
-  return targets.addresses.filter((address) => {
-    const set = parseTargets([address]);
+  return unmatchedPatterns(targets.addresses, [...plan.managed.map((m) => m.address), ...plan.unmanaged.map((u) => u.address)]);
+}
+
+/** The address patterns (as --target takes them) that match none of the addresses `items`. */
+export function unmatchedPatterns(patterns: readonly string[], items: readonly string[], flag = '--target'): string[] {
+  return patterns.filter((pattern) => {
+    const set = parseTargets([pattern], flag);
     return !items.some((item) => set.matches(item));
   });
 }

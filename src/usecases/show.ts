@@ -4,7 +4,7 @@
 // need. Which addresses matched nothing is part of the result: the CLI decides what that means.
 import { loadSchemaValidator } from '../config/compiled.js';
 import { exportDocument, type ExportResult } from '../export/document.js';
-import { parseTargets } from '../plan/targeting.js';
+import { parseTargets, unmatchedPatterns } from '../plan/targeting.js';
 import { readAddressed } from '../state/addressed.js';
 import { schemaReference } from './export.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
@@ -33,9 +33,5 @@ export async function showItems(request: ShowRequest, settings: ApiSettings, obs
     header: [`Live state of ${request.addresses.join(', ')} in organization ${request.organization}, by \`hogsync show\`.`,
       'Every field written here would be managed once it is in a configuration file.'],
   });
-  const unmatched = request.addresses.filter((address) => {
-    const one = parseTargets([address], 'show');
-    return !result.addresses.some((a) => one.matches(a));
-  });
-  return { ...result, unmatched };
+  return { ...result, unmatched: unmatchedPatterns(request.addresses, result.addresses, 'show') };
 }
