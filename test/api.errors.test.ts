@@ -49,10 +49,13 @@ describe('API client requests', () => {
     expect(seen['content-type']).toBeUndefined();
   });
 
-  it('keeps the path prefix of the base URL', async () => {
-    api = mockApi({ baseUrl: `${ORIGIN}/posthog/` });
-    api.pool.intercept({ path: `/posthog${PROJECT}`, method: 'GET' }).reply(200, { id: 1 }, JSON_HEADERS);
-    expect((await api.client.request('GET', PROJECT)).body).toEqual({ id: 1 });
+  it('refuses a base URL that is not an origin: the API paths start at its root', () => {
+    for (const [url, what] of [[`${ORIGIN}/api/`, 'remove the path /api/'], [`${ORIGIN}/posthog`, 'remove the path /posthog'], [`${ORIGIN}/?x=1`, 'remove a query']]) {
+      const err = construct(url as string) as HogsyncError;
+      expect(err.code).toBe('usage');
+      expect(err.message).toBe(`the base URL must be an origin only, such as ${ORIGIN}: ${what} (hogsync adds the API's /api/… paths itself)`);
+    }
+    expect(construct(`${ORIGIN}/`)).toBeInstanceOf(ApiClient);
   });
 
   it('accepts an empty 204 and an empty 200 as a null body', async () => {

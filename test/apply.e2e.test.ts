@@ -142,7 +142,9 @@ describe('apply', () => {
     const r = await ws.cli(['apply', file, '--auto-approve']);
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('refused: deleting project 12346');
-    expect(r.stderr).toContain('pass --allow-delete project/12346');
+    // Said once: the refusal, then how to allow it.
+    expect(r.stderr).toContain(`refused: deleting project 12346 (project:${ORG}/12346) needs an explicit allow; to allow it, pass --allow-delete project/12346\n`);
+    expect(r.stderr.split('--allow-delete project/12346').length - 1).toBe(1);
     expect(await snapshot()).toEqual(before);
     const ok = await ws.cli(['apply', file, '--auto-approve', '--allow-delete', 'project/12346']);
     expect(ok.code).toBe(0);

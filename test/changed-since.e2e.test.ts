@@ -71,7 +71,7 @@ describe('plan --changed-since', () => {
     expect(p.targets.changed_since).toEqual({ revision: 'main', commit: git('rev-parse', 'main').trim(), derived: [{ address: `feature_flag:${ORG}/2001/*`, reason: 'pruned_scope' }] });
     expect(p.targets.left_out).toBe(9);
     expect(p.changes.map((c) => [c.action, c.address, c.declared_at])).toEqual([
-      ['update', `feature_flag:${ORG}/2001/pricing-page-v2`, [`${join(config, 'flags.yaml')}:31:5`, `${join(config, 'flags.yaml')}:39:14`]],
+      ['update', `feature_flag:${ORG}/2001/pricing-page-v2`, [`${join(config, 'flags.yaml')}:44:5`, `${join(config, 'flags.yaml')}:52:14`]],
     ]);
     // One list of the project's flags and the change's blast radius.
     expect(sandbox.stats.requests).toBeLessThanOrEqual(5);
@@ -80,7 +80,8 @@ describe('plan --changed-since', () => {
 
   it('targets the whole project scope when a flag is removed under prune, and plans its delete', async () => {
     const text = readFileSync(join(config, 'flags.yaml'), 'utf8');
-    writeFileSync(join(config, 'flags.yaml'), text.slice(0, text.indexOf('# A flag that only one project has')));
+    // The project section of flags.yaml (above its organization-level flags) declares only that flag.
+    writeFileSync(join(config, 'flags.yaml'), text.slice(0, text.indexOf('# A flag that only one project has')) + text.slice(text.indexOf('\nfeature_flags:\n') + 1));
     const p = await plan();
     expect(p.targets.changed_since.derived).toEqual([{ address: `feature_flag:${ORG}/2003/*`, reason: 'pruned_scope' }]);
     expect(p.changes.map((c) => [c.action, c.address, c.declared_at])).toEqual([

@@ -144,6 +144,11 @@ describe('CI recipes: shape', () => {
     // The plan comment is the action's (comment: true), on the step that plans.
     const planStep = githubSteps(plan).find((s) => s.step.with?.command === 'plan');
     expect(planStep?.step).toMatchObject({ uses: expect.stringMatching(HOGSYNC_ACTION), with: { comment: true } });
+    // On a pull request it plans what the pull request changes, from a checkout deep enough to hold HEAD^1.
+    const prPlan = githubSteps(plan).find((s) => s.step.with?.command === 'plan' && s.step.if === "github.event_name == 'pull_request'");
+    expect(String(prPlan?.step.with?.args)).toContain('--changed-since HEAD^1');
+    const depth = githubSteps(plan).find((s) => s.job === prPlan?.job && s.step.uses?.startsWith('actions/checkout@'))?.step.with?.['fetch-depth'];
+    expect(depth === 0 || (typeof depth === 'number' && depth >= 2), `fetch-depth ${String(depth)}`).toBe(true);
 
     const gitlab = gitlabJobs(load(GITLAB).doc);
     const byName = Object.fromEntries(gitlab.map((j) => [j.name, j]));

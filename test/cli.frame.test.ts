@@ -17,10 +17,14 @@ describe('CLI frame', () => {
     expect(r.stdout).toContain('hogsync apply --plan plan.json --auto-approve');
   });
 
-  it.each(['validate', 'plan', 'apply', 'drift', 'export', 'sandbox', 'schema'])('%s --help shows a real example', async (verb) => {
+  it.each(['validate', 'plan', 'apply', 'drift', 'export', 'show', 'fmt', 'sandbox', 'schema'])('%s --help shows a real example, and defaults as they are typed', async (verb) => {
     const r = await runCli([verb, '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`\\$ hogsync ${verb}`));
+    // commander would quote string defaults ("10") and show repeatable options' (default: []).
+    expect(r.stdout).not.toMatch(/default: "|default: \[\]/);
+    if (verb === 'sandbox') expect(r.stdout).toContain('(default: 8010)');
+    if (verb === 'apply') expect(r.stdout).toContain('(default: 30)');
   });
 
   it('rejects an unknown command with exit 1 and no stack trace', async () => {
@@ -33,7 +37,7 @@ describe('CLI frame', () => {
   it('takes the common options before the verb too', async () => {
     const r = await runCli(['--base-url', 'http://example.com', '--parallelism', '3', 'plan', 'examples/basic'], { env: { HOGSYNC_API_KEY: 'phx_frame_test_key_000000' } });
     expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toBe('error: refusing to send the API key over plain http:// to example.com; use https:// (http:// is allowed only for loopback hosts)');
+    expect(r.stderr.trim()).toBe('error: refusing to send the API key over plain http:// to example.com; use https:// (http:// is allowed only for loopback hosts); it is set by --base-url http://example.com');
     const bad = await runCli(['--parallelism', '0', 'plan', 'examples/basic'], { env: { HOGSYNC_API_KEY: 'phx_frame_test_key_000000' } });
     expect(bad.stderr.trim()).toBe('error: --parallelism must be a whole number from 1 to 100, got "0"');
   });

@@ -92,7 +92,7 @@ describe('examples/multi-file', () => {
 
   it('needs SLACK_WEBHOOK, and says so at the value', async () => {
     expect(await problems(['examples/multi-file'])).toEqual([
-      'examples/multi-file/projects.yaml:14:29: environment variable SLACK_WEBHOOK is not set',
+      'examples/multi-file/projects.yaml:9:29: environment variable SLACK_WEBHOOK is not set',
     ]);
   });
 });

@@ -46,10 +46,10 @@ describe('examples/environments: three projects from one definition', () => {
     const org = (await loadConfig(EXAMPLE, {}, { cwd: ROOT })).organizations[0]!;
     const item = (key: string) => org.items.find((i) => (i.project === null ? i.key : `${i.project}/${i.key}`) === key);
     const flags = 'examples/environments/flags.yaml';
-    expect(at(item('2002/new-checkout'))).toEqual([`${flags}:8:5`]);
-    expect(at(item('2003/new-checkout'))).toEqual([`${flags}:8:5`, `${flags}:17:9`]);
-    expect(declaredAt(item('2003/new-checkout')!, ['active']).map((p) => p.line)).toEqual([8]);
-    expect(at(item('2003/holiday-banner'))).toEqual([`${flags}:45:9`]);
+    expect(at(item('2002/new-checkout'))).toEqual([`${flags}:20:5`]);
+    expect(at(item('2003/new-checkout'))).toEqual([`${flags}:20:5`, `${flags}:30:9`]);
+    expect(declaredAt(item('2003/new-checkout')!, ['active']).map((p) => p.line)).toEqual([20]);
+    expect(at(item('2003/holiday-banner'))).toEqual([`${flags}:11:9`]);
   });
 
   it('gives every project the defaults it does not declare itself, and remembers where they came from', async () => {

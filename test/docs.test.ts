@@ -20,6 +20,14 @@ describe('README', () => {
     expect(r.code).toBe(0);
   }, 60_000);
 
+  it('names every dependency package.json has, where it says what each is for', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    const section = readme.slice(readme.indexOf('Dependencies, each earning its load time'), readme.indexOf('## Performance'));
+    const missing = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.devDependencies)].filter((name) => !section.includes(`\`${name}\``));
+    expect(missing).toEqual([]);
+  });
+
   it('points only at files the repository has', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const links = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1] as string).filter((l) => !/^[a-z]+:/.test(l));

@@ -154,8 +154,8 @@ describe('a kind defined in a test', () => {
 
   it('has its own safety rule: deleting one needs --allow-delete gizmo/KEY', async () => {
     const result = await plan(desired([item('AB-1', {}), item('AB-2', {}), item('AB-4', {})]));
-    expect(safetyViolations(result, { allowDelete: [], maxDeletePercent: 100 }, KINDS).map((v) => v.message))
-      .toEqual([`deleting gizmo AB-3 (gizmo:${ORG}/AB-3) needs --allow-delete gizmo/AB-3`]);
+    expect(safetyViolations(result, { allowDelete: [], maxDeletePercent: 100 }, KINDS).map((v) => [v.message, v.allowWith]))
+      .toEqual([[`deleting gizmo AB-3 (gizmo:${ORG}/AB-3) needs an explicit allow`, '--allow-delete gizmo/AB-3']]);
     expect(safetyViolations(result, { allowDelete: ['gizmo/AB-3'], maxDeletePercent: 100 }, KINDS)).toEqual([]);
   });
 

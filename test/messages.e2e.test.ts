@@ -53,6 +53,7 @@ afterEach(async () => {
   await stopAllSandboxes();
 });
 
+const noStack = /\n\s+at /;
 const errorLine = (stderr: string) => stderr.split('\n').find((l) => l.startsWith('error: ')) ?? '';
 const hintLine = (stderr: string) => stderr.split('\n').find((l) => l.startsWith('hint: ')) ?? '';
 
@@ -106,10 +107,25 @@ describe('an API that cannot be reached', () => {
     expect(flag.code).toBe(1);
     expect(errorLine(flag.stderr)).toContain('host not found (ENOTFOUND)');
     expect(errorLine(flag.stderr)).not.toMatch(/gave up|attempts/);
-    expect(hintLine(flag.stderr)).toBe('hint: hogsync could not reach hogsync-test.invalid; the base URL is --base-url https://hogsync-test.invalid. Check the address and the network, then run again.');
+    // A read that never reached the API changed nothing there.
+    expect(errorLine(flag.stderr)).not.toMatch(/idempotent|may or may not have been applied/);
+    expect(hintLine(flag.stderr)).toBe('hint: hogsync could not reach hogsync-test.invalid (nothing reached the API); the base URL is --base-url https://hogsync-test.invalid. '
+      + "Check the address (your region's https://us.posthog.com or https://eu.posthog.com, or your own instance) and that this machine can reach it (DNS, proxy, firewall), then run again.");
     expect(Date.now() - started).toBeLessThan(15_000);
     const env = await ws.cli(['plan', 'h.yaml'], { HOGSYNC_BASE_URL: 'https://hogsync-test.invalid' });
     expect(hintLine(env.stderr)).toContain('the base URL is HOGSYNC_BASE_URL=https://hogsync-test.invalid.');
+  });
+
+  it('a refused connection: the attempts made, never "may have been applied", never "raise --timeout"', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const r = await ws.cli(['plan', 'h.yaml', '--timeout', '2'], { HOGSYNC_BASE_URL: `http://127.0.0.1:${port}` });
+    expect(r.code).toBe(1);
+    expect(errorLine(r.stderr)).toMatch(/: connection refused \(ECONNREFUSED\): the API could not be reached \(\d+ attempts within --timeout 2 s\)$/);
+    expect(r.stderr).not.toMatch(/idempotent|may or may not|raise --timeout|slow/);
+    expect(hintLine(r.stderr)).toContain(`hogsync could not reach 127.0.0.1:${port} (nothing reached the API); the base URL is HOGSYNC_BASE_URL=http://127.0.0.1:${port}.`);
   });
 });
 
@@ -150,7 +166,7 @@ describe('apply', () => {
 });
 
 describe('review', () => {
-  it('drift --fail-on-unmanaged exits 2 for live items no file declares', async () => {
+  it('drift --fail-on-unmanaged exits 2 for live items no file declares, and every format counts them as findings', async () => {
     const sandbox = await inProcessSandbox();
     const local = workspace(sandbox);
     try {
@@ -160,6 +176,23 @@ describe('review', () => {
       expect(plain.stdout).toContain(`project:${ORG}/12346`);
       const strict = await local.cli(['drift', 'h.yaml', '--fail-on-unmanaged']);
       expect(strict.code).toBe(2);
+      // What fails the run is a finding in every format: never "No drift" beside exit 2.
+      expect(strict.stdout).not.toContain('No drift');
+      expect(strict.stdout).toContain(`Unmanaged (live, in no file: drift with --fail-on-unmanaged):\n  ? project:${ORG}/12346\n`);
+      expect(strict.stdout).toContain('Drift: 0 missing, 0 changed, 0 to delete, 1 unmanaged (live, in no file; --fail-on-unmanaged).\n');
+      const junit = await local.cli(['drift', 'h.yaml', '--fail-on-unmanaged', '--format', 'junit']);
+      expect(junit.code).toBe(2);
+      expect(junit.stdout).toContain('<testsuites name="hogsync drift" tests="2" failures="1">');
+      expect(junit.stdout).toContain(`<failure message="project:${ORG}/12346 is live but no file declares it (unmanaged; --fail-on-unmanaged)" type="unmanaged"/>`);
+      const markdown = await local.cli(['drift', 'h.yaml', '--fail-on-unmanaged', '--format', 'markdown']);
+      expect(markdown.stdout).toContain('Drift: 0 missing, 0 changed, 0 to delete, 1 unmanaged');
+      expect(markdown.stdout).toContain('<summary>1 unmanaged item (live, in no file: drift with --fail-on-unmanaged)</summary>');
+      const json = await local.cli(['drift', 'h.yaml', '--fail-on-unmanaged', '--format', 'json']);
+      expect(JSON.parse(json.stdout)).toMatchObject({ kind: 'drift', fail_on_unmanaged: true, findings: 1, summary: { unmanaged: 1 } });
+      // Without the option, unmanaged items are left alone and the JUnit report counts none.
+      const lenient = await local.cli(['drift', 'h.yaml', '--format', 'junit']);
+      expect(lenient.code).toBe(0);
+      expect(lenient.stdout).toContain('failures="0"');
     } finally {
       local.remove();
     }
@@ -199,5 +232,122 @@ describe('apply shows what matters once', () => {
     } finally {
       local.remove();
     }
+  });
+});
+
+describe('a key of any length or content', () => {
+  it('a clean run or a one-line error, never a stack trace and never the key', async () => {
+    const sandbox = await inProcessSandbox();
+    const local = workspace(sandbox);
+    try {
+      local.write('h.yaml', config('projects:\n  - id: 12345\n'));
+      const long = `phx_${'a'.repeat(120_000)}`;
+      // Offline: the key only feeds the mask of what is printed.
+      const offline = await local.cli(['validate', 'h.yaml'], { HOGSYNC_API_KEY: long });
+      expect(offline).toEqual({ code: 0, stdout: '1 file valid: 1 organization, 1 project, 0 proxy records, 0 roles, 0 feature flags\n', stderr: '' });
+      const planned = await local.cli(['plan', 'h.yaml'], { HOGSYNC_API_KEY: long });
+      expect(planned.code).toBe(1);
+      expect(planned.stderr).toBe('error: HOGSYNC_API_KEY holds 120004 characters, but a personal API key is about 50 (phx_…): check what the variable is set to\n');
+      // Characters a pattern would give a meaning to: a wrong key like any other (401), masked.
+      const odd = 'phx_a+b(c)*[d]?{e}|^$\\.';
+      const refused = await local.cli(['plan', 'h.yaml'], { HOGSYNC_API_KEY: odd });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^error: GET \S+ → 401: .*\nhint: check the personal API key in HOGSYNC_API_KEY/);
+      expect(refused.stderr).not.toMatch(noStack);
+    } finally {
+      local.remove();
+    }
+  });
+});
+
+describe('the base URL and the organization', () => {
+  it('a base URL with a path is refused before any request, saying where it was set', async () => {
+    const sandbox = await inProcessSandbox();
+    const local = workspace(sandbox);
+    try {
+      local.write('h.yaml', config('projects:\n  - id: 12345\n'));
+      const flag = await local.cli(['plan', 'h.yaml', '--base-url', `${sandbox.baseUrl}/api/`]);
+      expect(flag.code).toBe(1);
+      expect(flag.stderr).toBe(`error: the base URL must be an origin only, such as ${sandbox.baseUrl}: remove the path /api (hogsync adds the API's /api/… paths itself); it is set by --base-url ${sandbox.baseUrl}/api\n`);
+      const env = await local.cli(['drift', 'h.yaml'], { HOGSYNC_BASE_URL: `${sandbox.baseUrl}/api/` });
+      expect(env.stderr).toContain(`; it is set by HOGSYNC_BASE_URL=${sandbox.baseUrl}/api\n`);
+      expect(sandbox.stats.requests).toBe(0);
+    } finally {
+      local.remove();
+    }
+  });
+
+  it('an organization the API does not know is named at the line that declares it', async () => {
+    const sandbox = await inProcessSandbox();
+    const local = workspace(sandbox);
+    const other = '0190d1c4-6a1e-7c3d-8e4f-000000000000';
+    try {
+      local.write('h.yaml', `# a typo in the UUID\norganization: ${other}\nroles:\n  - name: Engineers\n`);
+      for (const verb of ['plan', 'apply']) {
+        const r = await local.cli([verb, 'h.yaml', '--auto-approve'].slice(0, verb === 'apply' ? 3 : 2));
+        expect(r.code).toBe(1);
+        expect(errorLine(r.stderr)).toMatch(new RegExp(`^error: h\\.yaml:2:15: the API does not know organization ${other} \\(GET /api/organizations/${other}/\\w+/\\?limit=1000 → 404: .*\\): check the organization's UUID`));
+      }
+    } finally {
+      local.remove();
+    }
+  });
+});
+
+describe('apply after refusals that heal, and fields an API version lacks', () => {
+  it('a project delete the API refuses because it is already being deleted: waiting helps, and apply says so', async () => {
+    ws.write('gone.yaml', config('projects:\n  - id: 12345\n    ensure: absent\n'));
+    overrides[`DELETE ${PROJECT}`] = json({ type: 'validation_error', code: 'invalid_input', detail: 'This project is already being deleted.', attr: null }, 400);
+    const r = await ws.cli(['apply', 'gone.yaml', '--auto-approve', '--allow-delete', 'project/12345']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`→ 400: This project is already being deleted. (the project is already being deleted: once the API has finished, it is gone and a plan shows nothing to do)`);
+    expect(r.stdout).toContain('Run apply again once the API has finished what the failures above wait for; it converges then.');
+    expect(r.stdout).not.toContain('will not help');
+  });
+
+  it('a refused project delete says how to allow it once, in plan and in apply', async () => {
+    ws.write('gone.yaml', config('projects:\n  - id: 12345\n    ensure: absent\n'));
+    const planned = await ws.cli(['plan', 'gone.yaml']);
+    expect(planned.stdout).toContain(`! apply will refuse unless run with --allow-delete project/12345: deleting project 12345 (project:${ORG}/12345) needs an explicit allow\n`);
+    expect(planned.stdout.split('--allow-delete').length - 1).toBe(1);
+  });
+
+  it('creating a role on an API without feature_flags_access_level says that field is what the API lacks', async () => {
+    const sandbox = await inProcessSandbox({ seed: { api_version: 2026, organizations: [{ id: ORG, projects: [{ id: 12345 }] }] } });
+    const local = workspace(sandbox);
+    try {
+      local.write('h.yaml', config('roles:\n  - name: Engineers\n    feature_flags_access_level: 37\n'));
+      const r = await local.cli(['apply', 'h.yaml', '--auto-approve']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(`! role:${ORG}/Engineers: the API did not take feature_flags_access_level: its role records have no such field (this API version does not keep it), so plans will not manage it; remove it from the files`);
+      expect(r.stdout).not.toContain('it holds another value');
+    } finally {
+      local.remove();
+    }
+  });
+});
+
+describe('strings written the shell\'s way', () => {
+  it('are sent as written, and validate and plan warn at their line suggesting ${env:NAME}', async () => {
+    ws.write('shell.yaml', config([
+      'projects:',
+      '  - id: 12345',
+      '    name: $APP_NAME',
+      '    slack_incoming_webhook: ${SLACK_WEBHOOK}',
+      '    product_description: "Signups ($pageview on /welcome), a literal $${HOME}"',
+      '',
+    ].join('\n')));
+    const suggestion = (name: string, form: string) => `${name} is written the shell's way (${form}): hogsync sends the text as written; to read the environment variable, write \${env:${name}}`;
+    const validated = await ws.cli(['validate', 'shell.yaml'], { SLACK_WEBHOOK: 'https://hooks.slack.com/services/T0/B0/never-read' });
+    expect(validated.code).toBe(0);
+    expect(validated.stderr).toBe(`shell.yaml:4:11: warning: ${suggestion('APP_NAME', '$NAME')}\nshell.yaml:5:29: warning: ${suggestion('SLACK_WEBHOOK', '${NAME}')}\n`);
+    overrides[PROJECT] = json({ id: 12345, organization: ORG, name: 'Web app', slack_incoming_webhook: null, product_description: null });
+    const planned = await ws.cli(['plan', 'shell.yaml', '--format', 'json']);
+    expect(planned.code, planned.stderr).toBe(0);
+    const plan = JSON.parse(planned.stdout) as { warnings: string[]; changes: Array<{ fields: Array<{ path: string; after: unknown }> }> };
+    expect(plan.warnings.slice(0, 2)).toEqual([`shell.yaml:4:11: ${suggestion('APP_NAME', '$NAME')}`, `shell.yaml:5:29: ${suggestion('SLACK_WEBHOOK', '${NAME}')}`]);
+    // As written: the text, not the environment (the webhook is a secret field: masked).
+    expect(plan.changes[0]?.fields.find((f) => f.path === 'name')?.after).toBe('$APP_NAME');
+    expect(plan.changes[0]?.fields.find((f) => f.path === 'slack_incoming_webhook')?.after).toBe('(sensitive)');
   });
 });

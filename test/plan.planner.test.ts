@@ -148,7 +148,7 @@ describe('computePlan', () => {
     const risky = plan(desired([item('project', '1', {}, { ensure: 'absent' })]), { projects: [{ id: 1 }] });
     expect(risky.plan.warnings).toEqual([]);
     const shown = annotate(risky.plan, { changes: new Map([[`project:${ORG}/1`, { blast_radius: { affected: 1, total: 2 } }]]), warnings: safetyWarnings(risky) });
-    expect(shown.warnings).toEqual([`apply will refuse unless run with --allow-delete project/1: deleting project 1 (project:${ORG}/1) needs --allow-delete project/1`]);
+    expect(shown.warnings).toEqual([`apply will refuse unless run with --allow-delete project/1: deleting project 1 (project:${ORG}/1) needs an explicit allow`]);
     expect(shown.changes[0]?.blast_radius).toEqual({ affected: 1, total: 2 });
     expect(risky.plan.warnings).toEqual([]);
     expect(risky.plan.changes[0]?.blast_radius).toBeUndefined();

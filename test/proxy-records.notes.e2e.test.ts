@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 describe('proxy records: the organization limit and records not valid yet', () => {
-  it('plan warns that its create would exceed max_proxy_records, naming the limit and the domains holding it, deleting ones included', async () => {
+  it('plan warns that its create would exceed max_proxy_records, naming the limit and the records holding it with their status; apply says the refusal heals by waiting', async () => {
     sandbox = await inProcessSandbox({
       seed: { organizations: [{ id: ORG, max_proxy_records: 2, proxy_records: [{ domain: 'old.example.com', status: 'valid' }, { domain: 'keep.example.com', status: 'valid' }] }] },
       deletionDelaySeconds: 600,
@@ -28,8 +28,18 @@ describe('proxy records: the organization limit and records not valid yet', () =
     const r = await ws.cli(['plan', path, '--detailed-exitcode']);
     expect(r.code, r.stderr + r.stdout).toBe(2);
     const out = r.stdout + r.stderr;
-    expect(out).toMatch(/allows at most 2 \(max_proxy_records\) and it holds 2 \(keep\.example\.com, old\.example\.com \(deleting\)\)/);
-    expect(out).toContain(`proxy_record:${ORG}/new.example.com would exceed the limit`);
+    // Every record that holds the limit, with its status.
+    expect(out).toMatch(/allows at most 2 \(max_proxy_records\) and it holds 2 \(keep\.example\.com \(valid\), old\.example\.com \(deleting\)\)/);
+    expect(out).toContain(`proxy_record:${ORG}/new.example.com would exceed the limit and the API would refuse the create; a record still deleting frees its slot once the platform has deleted it`);
+    // The API refuses (400) while old.example.com is deleting: a refusal that heals by waiting, said so.
+    const refused = await ws.cli(['apply', path, '--auto-approve']);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('→ 400: Maximum of 2 proxy records per organization. (records still deleting hold a slot until the platform has deleted them');
+    expect(refused.stdout).toContain('Run apply again once the API has finished what the failures above wait for; it converges then.');
+    expect(refused.stdout).not.toContain('will not help');
+    // Once the platform has deleted it, running apply again converges.
+    await fetch(`${sandbox.baseUrl}/_sandbox/advance?seconds=601`, { method: 'POST' });
+    expect((await ws.cli(['apply', path, '--auto-approve'])).code).toBe(0);
   });
 
   it('plan and drift note a declared record that is not valid: its status, CNAME target and the API message; exit codes unchanged', async () => {

@@ -52,7 +52,7 @@ describe('examples/environments against the sandbox', () => {
     // prod already runs new-checkout at its override's 10 %: nothing to change there.
     const dev = first.changes.find((c) => c.address === `project:${ORG}/2001`)!;
     expect(dev.fields.map((f) => [f.path, f.after])).toEqual([
-      ['session_recording_sample_rate', '1.00'], ['timezone', 'Europe/Berlin'], ['anonymize_ips', true], ['session_recording_opt_in', true],
+      ['session_recording_sample_rate', '1.00'], ['anonymize_ips', true], ['timezone', 'Europe/Berlin'], ['session_recording_opt_in', true],
     ]);
 
     const applied = await ws.cli(['apply', ...FILES, '--auto-approve']);

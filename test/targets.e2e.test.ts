@@ -1,6 +1,7 @@
 // --target end to end: the real CLI against a sandbox seeded with examples/environments. A
 // targeted plan reads only what its items need, says what it left out, is kept by a saved
 // plan, and cannot get around the delete-share rule.
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resetStats } from '../src/sandbox/stats.js';
@@ -54,7 +55,7 @@ describe('--target against examples/environments', () => {
     const text = await ws.cli(['plan', EXAMPLE, '--target', 'feature_flag:*/2002/*', '--target', `project:${ORG}/2002`]);
     expect(text.stdout).toContain('Targeted plan: only items matching feature_flag:*/2002/*, project:');
     expect(text.stdout).toContain('8 declared items left out.');
-    expect(text.stdout).toContain(`# declared at ${join(EXAMPLE, 'flags.yaml')}:8:5`);
+    expect(text.stdout).toContain(`# declared at ${join(EXAMPLE, 'flags.yaml')}:20:5`);
   });
 
   it('keeps its targets in a saved plan: apply --plan changes only those, and refuses --target beside it', async () => {
@@ -70,6 +71,25 @@ describe('--target against examples/environments', () => {
     const rest = await planJson([EXAMPLE]);
     expect(rest.changes.map((c) => c.address)).not.toContain(`project:${ORG}/2002`);
     expect(rest.changes.length).toBe(10);
+  });
+
+  it('says when a target matches no declared or live item: plan and drift warn, apply exits 1 and applies nothing', async () => {
+    const typo = 'role:*/Enginers';
+    const warning = `--target ${typo} matches no declared or live item, so nothing of it is planned: check its kind, organization and key`;
+    const plan = await ws.cli(['plan', EXAMPLE, '--target', typo]);
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain(`Warnings:\n  ! ${warning}`);
+    const drift = await ws.cli(['drift', EXAMPLE, '--target', typo, '--format', 'json']);
+    expect(JSON.parse(drift.stdout).warnings).toEqual([expect.stringContaining(warning)]);
+    // One target that matches among them is not enough for apply: the other was meant too.
+    resetStats(sandbox.stats);
+    const apply = await ws.cli(['apply', EXAMPLE, '--auto-approve', '--target', 'project:*/2002', '--target', typo]);
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toBe(`error: ${warning} (KIND:ORG/KEY, e.g. feature_flag:*/111/new-checkout or role:*/Engineers). Nothing was applied.\n`);
+    expect(Object.keys(sandbox.stats.byRoute).filter((r) => !r.startsWith('GET '))).toEqual([]);
+    // A target that matches a declared item says nothing of the kind.
+    const matched = await ws.cli(['plan', EXAMPLE, '--target', 'project:*/2002']);
+    expect(matched.stdout).not.toContain('matches no declared or live item');
   });
 
   it('refuses an address that is not one, in one line', async () => {
@@ -115,5 +135,30 @@ prune:
     feature_flags: [ { key: one-0, ensure: absent } ]
 `));
     expect((await ws.cli(['apply', one, '--auto-approve', '--target', 'feature_flag:*/1/one-0'])).code).toBe(0);
+  });
+});
+
+describe('the delete-share rule proven from what a --changed-since plan read', () => {
+  it('a one-flag removal in a 20-project workspace reads that project\'s list, not the other 19', async () => {
+    const projects = Array.from({ length: 20 }, (_, p) => ({
+      id: 101 + p, name: `P${p}`, feature_flags: Array.from({ length: 5 }, (_f, f) => ({ key: `f-${f}`, name: `F${f}`, active: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } })),
+    }));
+    sandbox = await inProcessSandbox({ seed: { organizations: [{ id: ORG, projects }] } });
+    ws = workspace(sandbox);
+    const repo = ws.path('repo');
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } });
+    const file = (removed: string | null) => config(`projects:\n${projects.map((p) => `  - id: ${p.id}\n    feature_flags:\n${p.feature_flags.map((f) => `      - key: ${f.key}${p.id === 101 && f.key === removed ? '\n        ensure: absent' : ''}\n`).join('')}`).join('')}`);
+    ws.write('repo/hogsync.yaml', file(null));
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'flags');
+    ws.write('repo/hogsync.yaml', file('f-0'));
+    resetStats(sandbox.stats);
+    const r = await ws.cli(['plan', join(repo, 'hogsync.yaml'), '--changed-since', 'main', '--format', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as PlanJson).changes.map((c) => `${c.action} ${c.address}`)).toEqual([`delete feature_flag:${ORG}/101/f-0`]);
+    // 1 delete of the 5 flags read (20%) is within 30% whatever the other projects hold.
+    expect(sandbox.stats.byRoute['GET /api/projects/:project/feature_flags/']).toBe(1);
+    expect(sandbox.stats.requests).toBeLessThanOrEqual(2);
   });
 });

@@ -23,12 +23,12 @@ describe('hogsync validate', () => {
     expect(r).toEqual({ code: 0, stdout: '3 files valid: 1 organization, 2 projects, 2 proxy records, 2 roles, 3 feature flags\n', stderr: '' });
   });
 
-  it('warns at its line where a file declares the deprecated access_control, and still validates', async () => {
+  it('warns at the field\'s line where a file declares the deprecated access_control, and still validates', async () => {
     const file = join(tmp, 'deprecated.yaml');
     writeFileSync(file, 'organization: 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f\nprojects:\n  - id: 12345\n    access_control: true\n');
     const r = await runCli(['validate', file]);
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe(`${file}:3:5: warning: access_control is deprecated: the API refuses every value of it with 400 (use its access control settings instead); remove it from the file\n`);
+    expect(r.stderr).toBe(`${file}:4:5: warning: access_control is deprecated: the API refuses every value of it with 400 (use its access control settings instead); remove it from the file\n`);
     expect(r.stdout).toContain('1 file valid');
   });
 
@@ -36,7 +36,7 @@ describe('hogsync validate', () => {
     const r = await runCli(['validate', 'examples/multi-file'], { env: { SLACK_WEBHOOK: undefined } });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe('examples/multi-file/projects.yaml:14:29: environment variable SLACK_WEBHOOK is not set\n1 error in 1 file\n');
+    expect(r.stderr).toBe('examples/multi-file/projects.yaml:9:29: environment variable SLACK_WEBHOOK is not set\n1 error in 1 file\n');
   });
 
   it('validates several paths together: the examples plus a file of the same organization', async () => {
@@ -78,7 +78,7 @@ describe('hogsync validate', () => {
     expect(r.stderr).not.toMatch(noStack);
     expect(r.stderr.trim().split('\n')).toEqual([
       'test/fixtures/invalid/errors-in-every-file/a.yaml:4:5: unknown field "anonymise_ips" in project; did you mean "anonymize_ips"?',
-      'test/fixtures/invalid/errors-in-every-file/b.yaml:3:1: Flow sequence in block collection must be sufficiently indented and end with a ]',
+      'test/fixtures/invalid/errors-in-every-file/b.yaml:2:8: unclosed [: the inline list that opens here is never closed with ] (the parser read on to line 3 looking for it)',
       'test/fixtures/invalid/errors-in-every-file/c.yaml:1:1: missing required field "organization"',
       'test/fixtures/invalid/errors-in-every-file/c.yaml:3:21: week_start_day: must be 0 or 1, got number 2',
       '4 errors in 3 files',
@@ -162,6 +162,20 @@ describe('hogsync validate: proxy domains by the web app rule (the API checks no
     expect(lines[3]).toContain('(wildcards are not allowed)');
     expect(lines[4]).toContain('got string "bad_domain.example.com"');
     expect(lines[8]).toContain('must be at most 64 characters long, got 65');
+  });
+
+  it('points a YAML syntax error where the construct opens, saying what is unclosed (validate and plan alike)', async () => {
+    const quote = join(tmp, 'quote.yaml');
+    writeFileSync(quote, 'organization: 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f\nprojects:\n  - id: 12345\n    name: "Web app\n    timezone: UTC\nroles:\n  - name: Engineers\n');
+    const flow = join(tmp, 'flow.yaml');
+    writeFileSync(flow, "organization: 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f\nroles: [ { name: 'it''s' }, { name: x }\nprune: { roles: true }\n");
+    const r = await runCli(['validate', quote, flow]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`${quote}:4:11: unclosed string: the double quote (") that opens here is never closed (the parser read on to line 8 looking for it); close it, or write the value without quotes\n`
+      + `${flow}:2:8: unclosed [: the inline list that opens here is never closed with ] (the parser read on to line 3 looking for it)\n2 errors in 2 files\n`);
+    const planned = await runCli(['plan', quote], { env: { HOGSYNC_API_KEY: 'phx_unused_key_for_this_test', HOGSYNC_BASE_URL: 'http://127.0.0.1:9' } });
+    expect(planned.code).toBe(1);
+    expect(planned.stderr).toContain(`${quote}:4:11: unclosed string: the double quote (")`);
   });
 
   it('keeps plan from sending a domain the web app would refuse', async () => {

@@ -47,6 +47,8 @@ export interface ApplyReport {
   hints?: readonly string[];
   /** Whether running apply again can converge what failed or was skipped (not after 400/401/403). */
   againHelps?: boolean;
+  /** Some failure clears by itself once the API has finished something (a kind's `waitFor`): run apply again later. */
+  waits?: boolean;
   /** Set when the applied changes could not be re-read: they are unverified (exit 1). */
   unverified?: string;
   /**
@@ -91,6 +93,7 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
   let rateLimited: string | undefined;
   const hints = new Set<string>();
   let again = false;
+  let waiting = false;
   const finish = (outcome: ChangeOutcome) => {
     outcomes.set(outcome.address, outcome);
     done++;
@@ -131,7 +134,7 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
         sent.set(change.address, run.values);
       }
       options.onStart?.(change, ++started, total);
-      const { outcome, networkError, created, stopped, error, id } = await executeOne(change, run, api);
+      const { outcome, networkError, created, stopped, error, id, waits } = await executeOne(change, run, api);
       if (id !== undefined) createdIds.set(change.address, id);
       if (stopped) {
         rateLimited ??= stopped;
@@ -143,6 +146,11 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
       if (!unreachable && unreachableInARow >= UNREACHABLE_AFTER) unreachable = `the API stopped answering (${UNREACHABLE_AFTER} changes in a row could not reach it)`;
       if (outcome.status === 'failed') {
         if (againHelps(error)) again = true;
+        // A refusal that clears by itself: running apply again later converges.
+        if (waits) {
+          again = true;
+          waiting = true;
+        }
         const status = isHogsyncError(error) ? error.request?.status : undefined;
         if (status === 401) hints.add(ADVICE_401);
         if (status === 403 && isHogsyncError(error)) hints.add(adviceFor403(error.message));
@@ -161,7 +169,7 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
   // Verification (src/apply/verify.ts) reports beside this, after the changed items are re-read.
   return {
     outcomes: ordered, summary, warnings: [], notes, hints: [...hints], againHelps: again,
-    ...(uncertainDeletes.length > 0 ? { uncertainDeletes } : {}), ...(sent.size > 0 ? { sent } : {}),
+    ...(waiting ? { waits: true } : {}), ...(uncertainDeletes.length > 0 ? { uncertainDeletes } : {}), ...(sent.size > 0 ? { sent } : {}),
   };
 }
 
@@ -193,7 +201,7 @@ function callFor(change: Change, execution: Execution): HttpCall {
   return change.action === 'update' ? kind.updateCall(scope, id, values, execution.live) : kind.deleteCall(scope, id);
 }
 
-async function executeOne(change: Change, execution: Execution, api: ApiPort): Promise<{ outcome: ChangeOutcome; networkError: boolean; created?: readonly string[]; stopped?: string; error?: unknown; id?: string | number }> {
+async function executeOne(change: Change, execution: Execution, api: ApiPort): Promise<{ outcome: ChangeOutcome; networkError: boolean; created?: readonly string[]; stopped?: string; error?: unknown; id?: string | number; waits?: boolean }> {
   const base = { address: change.address, action: change.action };
   const kind = execution.kind;
   try {
@@ -214,8 +222,11 @@ async function executeOne(change: Change, execution: Execution, api: ApiPort): P
       return { outcome: { ...base, status: 'skipped', error: reason }, networkError: false, stopped: reason };
     }
     const message = isHogsyncError(err) ? err.format() : err instanceof Error ? err.message : String(err);
-    const error = kind.explainFailure?.(change.action, message, isHogsyncError(err) ? err.request?.status : undefined) ?? message;
-    return { outcome: { ...base, status: 'failed', error }, networkError: isHogsyncError(err) && err.code === 'network', error: err };
+    const status = isHogsyncError(err) ? err.request?.status : undefined;
+    const explained = kind.explainFailure?.(change.action, message, status) ?? message;
+    const waits = kind.waitFor?.(change.action, message, status);
+    const error = waits === undefined ? explained : `${explained} (${waits})`;
+    return { outcome: { ...base, status: 'failed', error }, networkError: isHogsyncError(err) && err.code === 'network', error: err, waits: waits !== undefined };
   }
 }
 

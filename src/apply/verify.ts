@@ -59,7 +59,12 @@ export function verifyApplied(result: PlanResult, outcomes: readonly ChangeOutco
     const fields = unappliedFields(kind, values, record);
     if (fields.length > 0) {
       notTaken.set(outcome.address, fields);
-      for (const field of fields) warnings.push(`${outcome.address}: the API did not take ${field} (re-read, it holds another value; unless someone else changed it meanwhile)`);
+      for (const field of fields) {
+        // A field the record does not carry at all: this API version has no such field (not a value it refused).
+        warnings.push(field in record
+          ? `${outcome.address}: the API did not take ${field} (re-read, it holds another value; unless someone else changed it meanwhile)`
+          : `${outcome.address}: the API did not take ${field}: its ${labelOf(kind)} records have no such field (this API version does not keep it), so plans will not manage it; remove it from the files`);
+      }
     }
   }
   return { notTaken, warnings };

@@ -23,7 +23,8 @@ export function adviceFor(err: unknown, origin: BaseUrlOrigin | undefined): stri
     } catch {
       // a base URL that does not parse is named whole
     }
-    return `hogsync could not reach ${host}; the base URL is ${describeBaseUrl(origin)}. Check the address and the network, then run again.`;
+    return `hogsync could not reach ${host} (nothing reached the API); the base URL is ${describeBaseUrl(origin)}. `
+      + 'Check the address (your region\'s https://us.posthog.com or https://eu.posthog.com, or your own instance) and that this machine can reach it (DNS, proxy, firewall), then run again.';
   }
   if (err.code !== 'api') return undefined;
   if (err.request?.status === 401) return `${ADVICE_401}: the base URL is ${describeBaseUrl(origin)}.`;

@@ -1,6 +1,6 @@
 // `hogsync drift`: the plan read as a report of where live state left the files; exit 2 on drift.
 import { renderPlan } from '../render/index.js';
-import { closingLine } from '../render/values.js';
+import { closingLine, findingsOf } from '../render/values.js';
 import { driftFiles } from '../usecases/drift.js';
 import { printable } from '../util/printable.js';
 import { writeOutFile } from '../util/out-file.js';
@@ -10,7 +10,7 @@ import { useColor } from './output.js';
 
 export async function run(args: string[], opts: Record<string, unknown>): Promise<number> {
   const settings = apiSettings(opts);
-  const { plan } = await driftFiles(args, settings, terminalObserver(opts), targetOptions(opts));
+  const { plan } = await driftFiles(args, settings, terminalObserver(opts), targetOptions(opts), opts.failOnUnmanaged === true);
   const format = String(opts.format ?? 'text');
   const toFile = typeof opts.out === 'string';
   const report = renderPlan(plan, format, { color: !toFile && useColor(opts) });
@@ -20,7 +20,6 @@ export async function run(args: string[], opts: Record<string, unknown>): Promis
   } else {
     process.stdout.write(report);
   }
-  if (plan.changes.length > 0) return 2;
-  // Live items that no file declares count as drift only when asked.
-  return opts.failOnUnmanaged === true && plan.unmanaged.length > 0 ? 2 : 0;
+  // Live items that no file declares count as drift only when asked (the report says so too).
+  return findingsOf(plan) > 0 ? 2 : 0;
 }

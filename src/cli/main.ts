@@ -24,8 +24,14 @@ Environment:
   HOGSYNC_BASE_URL   API base URL (default https://us.posthog.com)
   NO_COLOR           disable colour`;
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+/** A repeatable option's values (no default: help would show `(default: [])`). */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** An option whose default help shows as written: commander quotes string defaults (`(default: "10")`). */
+function defaulted(flags: string, description: string, value: string): Option {
+  return new Option(flags, description).default(value, value);
 }
 
 // No defaults here: the common options may also stand before the verb, and a verb's default
@@ -91,10 +97,10 @@ Every error of every file is printed as file:line:col: message. Exit 0 valid, 1 
   withCommon(program.command('plan').argument('[paths...]', 'files or directories (default hogsync.yaml)'))
     .description('read live state and show what apply would change')
     .option('--out <file>', 'save the plan as JSON (for apply --plan)')
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .addOption(defaulted('--format <format>', 'output format', 'text').choices(['text', 'json', 'markdown']))
     .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when none')
     .option('--attribute', 'say who changed each live value the plan changes, and when (reads the activity log: one request per changed item)')
-    .option('--target <address>', 'limit to items matching KIND:ORG/KEY (repeatable; * matches anything), e.g. feature_flag:*/111/*', collect, [])
+    .option('--target <address>', 'limit to items matching KIND:ORG/KEY (repeatable; * matches anything), e.g. feature_flag:*/111/*', collect)
     .option('--changed-since <git-ref>', 'limit to items whose declarations differ from the files at this git revision')
     .addHelpText('after', `
 Examples:
@@ -109,10 +115,10 @@ Examples:
     .description('make the live workspace match the files')
     .option('--plan <file>', 'apply exactly this saved plan (refused if live state or files changed)')
     .option('--auto-approve', 'do not ask for confirmation (required without a terminal)')
-    .option('--allow-delete <kind/key>', 'allow deleting this item, e.g. project/777 (repeatable)', collect, [])
-    .option('--max-delete-percent <n>', 'refuse to delete more than this share of one kind', String(DEFAULT_MAX_DELETE_PERCENT))
-    .addOption(new Option('--format <format>', 'report format').choices(['text', 'json']).default('text'))
-    .option('--target <address>', 'limit to items matching KIND:ORG/KEY (repeatable; * matches anything), e.g. feature_flag:*/111/*', collect, [])
+    .option('--allow-delete <kind/key>', 'allow deleting this item, e.g. project/777 (repeatable)', collect)
+    .addOption(defaulted('--max-delete-percent <n>', 'refuse to delete more than this share of one kind', String(DEFAULT_MAX_DELETE_PERCENT)))
+    .addOption(defaulted('--format <format>', 'report format', 'text').choices(['text', 'json']))
+    .option('--target <address>', 'limit to items matching KIND:ORG/KEY (repeatable; * matches anything), e.g. feature_flag:*/111/*', collect)
     .addHelpText('after', `
 Examples:
   $ hogsync apply config/                       # asks before changing anything
@@ -122,10 +128,10 @@ Examples:
 
   withCommon(program.command('drift').argument('[paths...]', 'files or directories (default hogsync.yaml)'))
     .description('report where live state left the files (exit 2 when it did), and who changed it when (activity log)')
-    .addOption(new Option('--format <format>', 'report format').choices(['text', 'json', 'markdown', 'junit']).default('text'))
+    .addOption(defaulted('--format <format>', 'report format', 'text').choices(['text', 'json', 'markdown', 'junit']))
     .option('--out <file>', 'write the report to a file')
     .option('--fail-on-unmanaged', 'exit 2 also when live items exist that no file declares')
-    .option('--target <address>', 'limit to items matching KIND:ORG/KEY (repeatable; * matches anything), e.g. feature_flag:*/111/*', collect, [])
+    .option('--target <address>', 'limit to items matching KIND:ORG/KEY (repeatable; * matches anything), e.g. feature_flag:*/111/*', collect)
     .option('--changed-since <git-ref>', 'limit to items whose declarations differ from the files at this git revision')
     .addHelpText('after', `
 Examples:
@@ -137,8 +143,8 @@ Examples:
   withCommon(program.command('export'))
     .description('write the live workspace as configuration YAML')
     .requiredOption('--organization <id>', 'organization id to export')
-    .option('--project <id>', 'export only this project (repeatable)', collect, [])
-    .option('--kind <key>', 'export only this kind, by its key in the files (repeatable): projects, roles, feature_flags, event_definitions, …', collect, [])
+    .option('--project <id>', 'export only this project (repeatable)', collect)
+    .option('--kind <key>', 'export only this kind, by its key in the files (repeatable): projects, roles, feature_flags, event_definitions, …', collect)
     .option('--out <file>', 'write to a file instead of stdout')
     .option('--shared', 'declare flags that several projects hold once, at the top level, with per-project overrides')
     .option('--all-fields', 'also write fields that are web-app state (onboarding progress, primary dashboard, …)')
@@ -151,17 +157,43 @@ Examples:
   $ hogsync export --organization 0190d1c4-… --project 2001 --project 2002 --project 2003 --shared`)
     .action(verb('export'));
 
+  withCommon(program.command('show').argument('<addresses...>', 'items as --target names them: KIND:ORG/KEY, * matching anything'))
+    .description('print live items as the configuration YAML that would declare them (secrets as ${env:…} placeholders)')
+    .addOption(defaulted('--format <format>', 'output format', 'yaml').choices(['yaml', 'json']))
+    .option('--organization <id>', 'the organization to read, for addresses whose organization part is *')
+    .addHelpText('after', `
+Examples:
+  $ hogsync show 'feature_flag:0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f/12345/new-checkout'
+  $ hogsync show 'role:*/Engineers' --organization 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f
+  $ hogsync show 'project:*/12345' 'feature_flag:*/12345/*' --organization 0190d1c4-… > web-app.yaml
+  $ hogsync show 'proxy_record:*/*' --organization 0190d1c4-… --format json
+An address is KIND:ORG/KEY as --target takes it (a flag's KEY is PROJECT_ID/FLAG_KEY); ORG is the
+organization's UUID, or * with --organization. Only what the addresses need is read. An address
+that matches no live item is an error (exit 1).`)
+    .action(verb('show'));
+
+  withCommon(program.command('fmt').argument('[paths...]', 'files or directories (default hogsync.yaml)'), false)
+    .description('rewrite configuration files in one canonical layout (keys in the schema\'s order, two-space indents; comments kept)')
+    .option('--check', 'change nothing; exit 2 naming the files that are not in the canonical layout')
+    .addHelpText('after', `
+Examples:
+  $ hogsync fmt config/                    # rewrites what differs, naming each file
+  $ hogsync fmt --check config/            # CI: exit 2 when a file would change
+Values, comments, blank lines, anchors and aliases, quoting and \${env:…} stay as written.
+A file that does not parse is an error at file:line:col (exit 1), and nothing is written.`)
+    .action(verb('fmt'));
+
   withCommon(program.command('sandbox'), false)
     .description('run a local, stateful emulator of the API')
-    .option('--port <n>', 'port (0 = any free port)', '8010')
-    .option('--host <host>', 'loopback address to listen on', '127.0.0.1')
+    .addOption(defaulted('--port <n>', 'port (0 = any free port)', '8010'))
+    .addOption(defaulted('--host <host>', 'loopback address to listen on', '127.0.0.1'))
     .option('--state <file>', 'keep state in this file (written atomically)')
     .option('--seed <file>', 'start from this workspace (YAML or JSON)')
-    .option('--latency <ms>', 'delay every answer', '0')
-    .option('--fault-rate <p>', 'share of requests answered 5xx or dropped', '0')
-    .option('--rate-limit <n>', 'requests per minute (per key) before answering 429', '0')
-    .option('--rate-limit-hourly <n>', 'requests per hour (per key) before answering 429', '0')
-    .option('--deletion-delay <seconds>', 'how long proxy record and project deletions take (listed as deleting meanwhile)', '0')
+    .addOption(defaulted('--latency <ms>', 'delay every answer', '0'))
+    .addOption(defaulted('--fault-rate <p>', 'share of requests answered 5xx or dropped', '0'))
+    .addOption(defaulted('--rate-limit <n>', 'requests per minute (per key) before answering 429', '0'))
+    .addOption(defaulted('--rate-limit-hourly <n>', 'requests per hour (per key) before answering 429', '0'))
+    .addOption(defaulted('--deletion-delay <seconds>', 'how long proxy record and project deletions take (listed as deleting meanwhile)', '0'))
     .addHelpText('after', `
 Examples:
   $ hogsync sandbox --port 0 --seed examples/sandbox-seed.yaml

@@ -7,7 +7,8 @@ import { HogsyncError } from '../errors.js';
 import { DEFAULT_MAX_DELETE_PERCENT } from '../plan/limits.js';
 import type { SafetyOptions } from '../plan/safety.js';
 import type { ApiSettings } from '../usecases/session.js';
-import type { BaseUrlOrigin, BaseUrlSource } from './advice.js';
+import { parseBaseUrl } from '../http/origin.js';
+import { describeBaseUrl, type BaseUrlOrigin, type BaseUrlSource } from './advice.js';
 
 export const DEFAULT_BASE_URL = 'https://us.posthog.com';
 export const DEFAULT_PARALLELISM = 10;
@@ -74,7 +75,15 @@ export function baseUrlOrigin(opts: Record<string, unknown>, env: NodeJS.Process
 }
 
 export function apiSettings(opts: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): ApiSettings {
-  const { baseUrl } = baseUrlOrigin(opts, env);
+  const origin = baseUrlOrigin(opts, env);
+  const { baseUrl } = origin;
+  try {
+    parseBaseUrl(baseUrl);
+  } catch (err) {
+    // Checked before anything else, and said with where it was set: the flag, the environment.
+    if (err instanceof HogsyncError) throw new HogsyncError(err.code, `${err.message}; it is set by ${describeBaseUrl(origin)}`);
+    throw err;
+  }
   const apiKey = env.HOGSYNC_API_KEY ?? '';
   if (!apiKey) throw new HogsyncError('usage', 'HOGSYNC_API_KEY is not set: export a personal API key (it is read only from the environment)');
   return {

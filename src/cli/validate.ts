@@ -1,9 +1,8 @@
 // `hogsync validate`: checks configuration files offline (schema, interpolation, duplicates)
 // and prints every problem as file:line:col: message, then a summary; exit 0 valid, 1 invalid.
-import { deprecatedFieldWarnings } from '../config/deprecated.js';
 import { ConfigErrors, formatConfigErrors, loadConfig } from '../config/load.js';
 import type { DesiredState } from '../config/model.js';
-import { plural } from '../config/problems.js';
+import { formatPosition, plural } from '../config/problems.js';
 import { KINDS } from '../resources/registry.js';
 import { printable } from '../util/printable.js';
 
@@ -25,7 +24,7 @@ export async function run(args: string[], _opts: Record<string, unknown>): Promi
     process.stderr.write(`${formatConfigErrors(err.problems)}\n`);
     return 1;
   }
-  for (const warning of deprecatedFieldWarnings(state)) process.stderr.write(`${printable(warning)}\n`);
+  for (const w of state.warnings ?? []) process.stderr.write(`${printable(`${formatPosition(w.position)}: warning: ${w.message}`)}\n`);
   process.stdout.write(`${summarize(state)}\n`);
   return 0;
 }

@@ -1,6 +1,9 @@
 // ${env:NAME} inside string values, replaced from the environment before validation.
-// `$${` is a literal `${`; any other `${…}` is an error, so that a typo such as ${ENV:X}
-// or ${env.X} cannot silently reach the API as text. Values are never put in messages.
+// `$${` is a literal `${`. A string written shell-style (`$SLACK_WEBHOOK`, an upper-case name
+// after `$`, or `${SLACK_WEBHOOK}`) is sent as written, with a warning at its line suggesting
+// ${env:NAME}: the API's own names are lower-case (`$pageview`, `$browser`) and draw none. Any
+// other `${…}` is an error, so that a typo such as ${ENV:X} or ${env.X} cannot silently reach
+// the API as text. Values are never put in messages.
 import { registerSecret } from '../util/secrets.js';
 import { childPointer } from './pointer.js';
 
@@ -9,11 +12,32 @@ export interface Interpolated {
   /** Pointer of every string that took a value from the environment → the variables it used. */
   sources: Map<string, string[]>;
   problems: { pointer: string; message: string }[];
+  /** Strings that look like shell interpolation, sent as written (one per variable named). */
+  warnings: { pointer: string; message: string }[];
 }
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-interface Expansion { value: string; names: string[]; errors: string[] }
+interface Expansion {
+  value: string;
+  names: string[];
+  errors: string[];
+  /** Variables written `${NAME}` (shell-style, no `env:`): kept as written. */
+  shellStyle?: string[];
+}
+
+/** `$NAME` with an upper-case name, not after another `$` or a word character, nor followed by one. */
+const SHELL_VARIABLE = /(?<![$\w])\$([A-Z][A-Z0-9_]*)(?!\w)/g;
+
+/** The names a string writes as `$NAME` (shell-style, upper case); exported for tests. */
+export function shellVariables(s: string): string[] {
+  return s.includes('$') ? [...s.matchAll(SHELL_VARIABLE)].map((m) => m[1] as string) : [];
+}
+
+/** Names the variable, never the text (the text may be a secret field's value, which is masked). */
+function shellStyleWarning(name: string, form: string): string {
+  return `${name} is written the shell's way (${form}): hogsync sends the text as written; to read the environment variable, write \${env:${name}}`;
+}
 
 /** Expands one string; exported for tests of the grammar. */
 export function expandString(s: string, env: NodeJS.ProcessEnv): Expansion {
@@ -21,6 +45,7 @@ export function expandString(s: string, env: NodeJS.ProcessEnv): Expansion {
   let out = '';
   const names: string[] = [];
   const errors: string[] = [];
+  const shellStyle: string[] = [];
   let i = 0;
   while (i < s.length) {
     if (s.startsWith('$${', i)) {
@@ -42,6 +67,12 @@ export function expandString(s: string, env: NodeJS.ProcessEnv): Expansion {
     const written = s.slice(i, end + 1);
     i = end + 1;
     if (!inner.startsWith('env:')) {
+      // `${NAME}`: the shell's way; sent as written, with a warning (see shellStyleWarning).
+      if (NAME.test(inner)) {
+        out += written;
+        shellStyle.push(inner);
+        continue;
+      }
       errors.push(`unsupported interpolation "${written}": only \${env:NAME} is supported (write "$\${" for a literal "\${")`);
       continue;
     }
@@ -57,21 +88,55 @@ export function expandString(s: string, env: NodeJS.ProcessEnv): Expansion {
       names.push(name);
     }
   }
-  return { value: out, names, errors };
+  return { value: out, names, errors, ...(shellStyle.length > 0 ? { shellStyle } : {}) };
 }
 
-/** Whether any string below `value` holds "${" (checked first: most files interpolate nothing). */
-function mentionsVariables(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('${');
-  if (Array.isArray(value)) return value.some(mentionsVariables);
+/** Whether any string below `value` holds `text` (checked first: most files interpolate nothing). */
+function mentions(value: unknown, text: string): boolean {
+  if (typeof value === 'string') return value.includes(text);
+  if (Array.isArray(value)) return value.some((v) => mentions(v, text));
   if (value !== null && typeof value === 'object') {
-    for (const key in value) if (mentionsVariables((value as Record<string, unknown>)[key])) return true;
+    for (const key in value) if (mentions((value as Record<string, unknown>)[key], text)) return true;
   }
   return false;
 }
 
+/**
+ * Strings written the shell's way, read without copying anything (the API's own `$browser`
+ * properties are common in flag filters: those files must not be rebuilt for them).
+ */
+function shellStyleWarnings(data: unknown, env: NodeJS.ProcessEnv): { pointer: string; message: string }[] {
+  const out: { pointer: string; message: string }[] = [];
+  const path: Array<string | number> = [];
+  const pointer = () => path.reduce<string>((p, segment) => childPointer(p, segment), '');
+  const walk = (value: unknown): void => {
+    if (typeof value === 'string') {
+      if (!value.includes('$')) return;
+      for (const name of shellVariables(value)) out.push({ pointer: pointer(), message: shellStyleWarning(name, '$NAME') });
+      const braced = value.includes('${') ? expandString(value, env).shellStyle ?? [] : [];
+      for (const name of braced) out.push({ pointer: pointer(), message: shellStyleWarning(name, '${NAME}') });
+    } else if (Array.isArray(value)) {
+      value.forEach((v, i) => {
+        path.push(i);
+        walk(v);
+        path.pop();
+      });
+    } else if (value !== null && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) {
+        path.push(k);
+        walk(v);
+        path.pop();
+      }
+    }
+  };
+  walk(data);
+  return out;
+}
+
 export function interpolate(data: unknown, env: NodeJS.ProcessEnv): Interpolated {
-  if (!mentionsVariables(data)) return { data, problems: [], sources: new Map() };
+  if (!mentions(data, '$')) return { data, problems: [], sources: new Map(), warnings: [] };
+  const warnings = shellStyleWarnings(data, env);
+  if (!mentions(data, '${')) return { data, problems: [], sources: new Map(), warnings };
   const sources = new Map<string, string[]>();
   const problems: { pointer: string; message: string }[] = [];
   const visit = (value: unknown, pointer: string): unknown => {
@@ -94,5 +159,5 @@ export function interpolate(data: unknown, env: NodeJS.ProcessEnv): Interpolated
     }
     return value;
   };
-  return { data: visit(data, ''), sources, problems };
+  return { data: visit(data, ''), sources, problems, warnings };
 }

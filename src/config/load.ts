@@ -10,6 +10,7 @@ import { parseConfigText } from './config-text.js';
 import { expandShared } from './shared.js';
 import { ConfigErrors, sortProblems, type ConfigProblem } from './problems.js';
 import { checkEntries, checkSchema } from './validate-schema.js';
+import { deprecatedFields } from './warnings.js';
 import { KINDS } from '../resources/registry.js';
 import { registerSecret } from '../util/secrets.js';
 
@@ -38,6 +39,7 @@ export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = proce
   const source = options.source;
   const files = source ? source.files : await resolveConfigPaths(paths, cwd);
   const problems: ConfigProblem[] = [];
+  const warnings: ConfigProblem[] = [];
   const loaded: LoadedFile[] = [];
 
   // Files are read a few at a time (a large configuration is hundreds of files), then
@@ -74,6 +76,8 @@ export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = proce
       if (under(issue.pointer, failed) || under(issue.pointer, reported)) continue;
       problems.push({ position: position(issue.pointer, issue.at === 'key'), message: issue.message });
     }
+    for (const w of interpolated.warnings) warnings.push({ position: position(w.pointer), message: w.message });
+    for (const w of deprecatedFields(interpolated.data)) warnings.push({ position: position(w.pointer, true), message: w.message });
     loaded.push({ file, data: interpolated.data, map, envPointers: new Set(interpolated.sources.keys()) });
   }
 
@@ -81,7 +85,7 @@ export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = proce
   problems.push(...merged.problems, ...expandShared(loaded, merged.state));
   if (problems.length > 0) throw new ConfigErrors(sortProblems(problems, files));
   registerSensitiveValues(merged.state.organizations);
-  return { ...merged.state, sources: files };
+  return { ...merged.state, sources: files, ...(warnings.length > 0 ? { warnings: sortProblems(warnings, files) } : {}) };
 }
 
 /** Values of sensitive fields are masked in everything printed or written (API messages included). */

@@ -109,14 +109,15 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
     const root = f.data;
     if (!isObj(root) || typeof root.organization !== 'string') continue;
     const orgId = root.organization.toLowerCase();
+    const pos = (pointer: string, fallback: Pos = { line: 1, col: 1 }): FilePosition =>
+      lazyPosition(f.file, () => f.map.keys.get(pointer) ?? f.map.values.get(pointer) ?? fallback);
     let state = orgs.get(orgId);
     if (!state) {
-      state = { org: { id: orgId, items: [], prune: Object.fromEntries(prunable.map((k) => [k, false])) as PruneSettings }, declared: new Map(), prune: new Map() };
+      const position = lazyPosition(f.file, () => f.map.values.get('/organization') ?? { line: 1, col: 1 });
+      state = { org: { id: orgId, items: [], prune: Object.fromEntries(prunable.map((k) => [k, false])) as PruneSettings, position }, declared: new Map(), prune: new Map() };
       orgs.set(orgId, state);
     }
     const st = state;
-    const pos = (pointer: string, fallback: Pos = { line: 1, col: 1 }): FilePosition =>
-      lazyPosition(f.file, () => f.map.keys.get(pointer) ?? f.map.values.get(pointer) ?? fallback);
     /** Where a value is written (a reference's own `{`), rather than its key. */
     const valuePos = (pointer: string): FilePosition => lazyPosition(f.file, () => f.map.values.get(pointer) ?? f.map.keys.get(pointer) ?? { line: 1, col: 1 });
 

@@ -46,6 +46,8 @@ export type PruneSettings = Record<string, boolean>;
 
 export interface DesiredOrganization {
   id: string;
+  /** Where the first file naming it says `organization:` (its value). */
+  position?: FilePosition;
   items: DesiredItem[];
   prune: PruneSettings;
   /** Where each `prune` key that is true was first set to true. */
@@ -58,4 +60,9 @@ export interface DesiredState {
   /** The files read, in order. */
   sources: string[];
   organizations: DesiredOrganization[];
+  /**
+   * What the files declare that loads but will not do what it seems to (a deprecated field, a
+   * string written the shell's way), each at its line; absent when there is nothing to say.
+   */
+  warnings?: Array<{ position: FilePosition; message: string }>;
 }

@@ -1,7 +1,7 @@
 // YAML text → plain JSON data plus the line:col of every value and key, with guards against
 // hostile input: alias bombs, cyclic or dangling aliases, deep nesting, duplicate keys,
 // prototype-polluting keys, custom tags, several documents, a root that is not a mapping.
-import type { Document, Node as YamlNode } from 'yaml';
+import type { CST, Document, Node as YamlNode } from 'yaml';
 import { loadYaml } from './compiled.js';
 import { childPointer } from './pointer.js';
 import type { ConfigProblem } from './problems.js';
@@ -42,10 +42,12 @@ const ALLOWED_TAGS = new Set(['!', ...['str', 'int', 'float', 'bool', 'null', 'm
 /** Syntax errors cascade; past this many in one file, the rest are counted, not listed. */
 export const MAX_SYNTAX_ERRORS = 20;
 
+const NESTED_TOO_DEEP = `values are nested more than ${MAX_DEPTH} levels deep`;
+
 /** yaml's messages end with " at line L, column C:" and a source excerpt; we print our own position. */
 function oneLine(message: string): string {
   // yaml catches its own stack overflow on absurdly deep nesting and reports it as an error.
-  if (message.includes('Maximum call stack size exceeded')) return `values are nested more than ${MAX_DEPTH} levels deep`;
+  if (message.includes('Maximum call stack size exceeded')) return NESTED_TOO_DEEP;
   const cut = message.search(/ at line \d+, column \d+/);
   return (cut === -1 ? message.split('\n')[0]! : message.slice(0, cut)).trim();
 }
@@ -55,6 +57,55 @@ function shortTag(tag: string): string {
 }
 
 class Abort extends Error {}
+
+/** Whether a quoted scalar's source ends with its closing quote. */
+function closedQuote(source: string): boolean {
+  if (source.startsWith('"')) {
+    if (source.length < 2 || !source.endsWith('"')) return false;
+    // `"…\"` is an escaped quote, `"…\\"` an escaped backslash and then the closing one.
+    const backslashes = /\\*"$/.exec(source.slice(1))![0].length - 1;
+    return backslashes % 2 === 0;
+  }
+  // Inside single quotes a quote is written twice: the closing one leaves an odd run at the end.
+  const run = /'*$/.exec(source.slice(1))![0].length;
+  return run % 2 === 1;
+}
+
+/** Quoted strings and inline lists or mappings that open and never close, in order: where, and what. */
+function unclosed(text: string): Array<{ offset: number; what: string; fix?: string; quote?: true }> {
+  const { CST, Parser } = loadYaml();
+  const out: Array<{ offset: number; what: string; fix?: string; quote?: true }> = [];
+  const check = (token: CST.Token | undefined): void => {
+    if (!token) return;
+    if (token.type === 'double-quoted-scalar' || token.type === 'single-quoted-scalar') {
+      if (closedQuote(token.source)) return;
+      const quote = token.type === 'double-quoted-scalar' ? 'double quote (")' : "single quote (')";
+      out.push({ offset: token.offset, what: `unclosed string: the ${quote} that opens here is never closed`, fix: 'close it, or write the value without quotes', quote: true });
+    } else if (token.type === 'flow-collection') {
+      const close = token.start.source === '[' ? ']' : '}';
+      if (token.end.some((t) => t.source === close)) return;
+      const what = close === ']' ? 'list' : 'mapping';
+      out.push({ offset: token.start.offset, what: `unclosed ${token.start.source}: the inline ${what} that opens here is never closed with ${close}` });
+    }
+  };
+  try {
+    for (const token of new Parser().parse(text)) {
+      if (token.type !== 'document') continue;
+      check(token.value);
+      CST.visit(token, (item) => {
+        check(item.key ?? undefined);
+        check(item.value);
+      });
+    }
+  } catch {
+    // Only a better position was at stake: the parser's own errors stand.
+    return [];
+  }
+  // An unclosed quote swallows the brackets after it: the lists and mappings around it look
+  // unclosed only because of it, so it alone is said.
+  const quote = out.find((u) => u.quote);
+  return out.filter((u) => !quote || u.quote || u.offset > quote.offset).sort((a, b) => a.offset - b.offset);
+}
 
 export function parseYaml(file: string, text: string): ParseResult {
   const { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } = loadYaml();
@@ -77,10 +128,27 @@ export function parseYaml(file: string, text: string): ParseResult {
   if (!Array.isArray(docs)) docs = [docs];
 
   // Unknown tags are reported by the walk below, at the tag.
-  const syntax = docs.flatMap((doc) => [...doc.errors, ...doc.warnings.filter((w) => w.code !== 'TAG_RESOLVE_FAILED')]);
+  let syntax = docs.flatMap((doc) => [...doc.errors, ...doc.warnings.filter((w) => w.code !== 'TAG_RESOLVE_FAILED')]);
+  if (syntax.length > 0) {
+    // The parser reports an unclosed quote or bracket where it gave up (often the end of the
+    // file): say where it opens instead, and what is unclosed. Errors after it are its echoes.
+    const open = unclosed(text);
+    if (open.length > 0) {
+      const gaveUp = at(syntax[0]!.pos[0]).line;
+      for (const u of open) problem(at(u.offset), `${u.what} (the parser read on to line ${gaveUp} looking for it)${u.fix ? `; ${u.fix}` : ''}`);
+      syntax = syntax.filter((e) => e.pos[0] < open[0]!.offset);
+    }
+  }
+  let tooDeep = false;
   for (const e of syntax.slice(0, MAX_SYNTAX_ERRORS)) {
     const pos = e.linePos?.[0] ?? at(e.pos[0]);
-    problem({ line: pos.line, col: pos.col }, oneLine(e.message));
+    const message = oneLine(e.message);
+    // A stack overflow may be reported more than once, where depends on the stack left: say it once.
+    if (message === NESTED_TOO_DEEP) {
+      if (tooDeep) continue;
+      tooDeep = true;
+    }
+    problem({ line: pos.line, col: pos.col }, message);
   }
   if (syntax.length > MAX_SYNTAX_ERRORS) {
     const next = syntax[MAX_SYNTAX_ERRORS]!;

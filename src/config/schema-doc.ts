@@ -53,3 +53,16 @@ export function defsDeclaring(property: string): string[] {
   if (doc.properties && property in doc.properties) out.unshift('top level');
   return out;
 }
+
+/**
+ * The schema of a mapping's value under `key`, or of a list's items (`key` a number), where the
+ * schema says (properties, then patternProperties, then additionalProperties); `node` resolved.
+ */
+export function childSchema(node: SchemaNode, key: string | number): SchemaNode | undefined {
+  const here = resolveNode(node);
+  if (typeof key === 'number') return here.items;
+  const named = here.properties?.[key];
+  if (named) return named;
+  for (const [pattern, schema] of Object.entries(here.patternProperties ?? {})) if (new RegExp(pattern, 'u').test(key)) return schema;
+  return typeof here.additionalProperties === 'object' ? here.additionalProperties : undefined;
+}

@@ -31,12 +31,23 @@ export interface ExportOptions {
   shared?: boolean;
   /** The kinds to write (`--kind`); the parents that hold them are written as references (identity only). Default: every kind read. */
   selected?: Kinds;
+  /**
+   * Only the items whose address this accepts (`hogsync show`); an item that is not, but holds
+   * one that is, is written as its identity alone (a project around its flags).
+   */
+  only?: (address: string) => boolean;
+  /** The comment lines under the modeline (default: export's). */
+  header?: readonly string[];
 }
 
 export interface ExportVariable { name: string; address: string; field: string }
 
 export interface ExportResult {
   text: string;
+  /** The document the text writes (placeholders for secrets, as in the text). */
+  document: Record<string, unknown>;
+  /** Addresses of the items written (not those written only as the identity of a parent). */
+  addresses: string[];
   /** Environment variables the file's placeholders need, in file order. */
   variables: ExportVariable[];
   /** Every value or item left out, one line each (never a value). */
@@ -59,6 +70,8 @@ interface Entry {
   dropped: boolean;
   /** Sensitive values (a field, or a path inside one) and the variables that stand in for them. */
   secrets: Array<{ at: string[]; name: string }>;
+  /** Written only as its identity, around items of its children (`only`). */
+  container?: boolean;
 }
 
 interface Group { kind: ResourceKind; entries: Entry[] }
@@ -186,6 +199,20 @@ function setIn(data: Record<string, unknown>, at: readonly string[], value: unkn
   setIn(copy, rest, value);
 }
 
+/** The entries `only` accepts, and the parents of such entries as their identity alone. */
+function onlyAccepted(groups: Group[], only: (address: string) => boolean): Group[] {
+  return groups.map((group) => ({
+    ...group,
+    entries: group.entries.flatMap((entry): Entry[] => {
+      const children = onlyAccepted(entry.children, only);
+      if (only(entry.address)) return [{ ...entry, children }];
+      if (!children.some((c) => c.entries.length > 0)) return [];
+      const id = entry.kind.identityField;
+      return [{ ...entry, children, container: true, data: { [id]: entry.data[id] } }];
+    }),
+  }));
+}
+
 function allEntries(groups: Group[]): Entry[] {
   return groups.flatMap((g) => g.entries.flatMap((e) => [e, ...allEntries(e.children)]));
 }
@@ -194,12 +221,13 @@ export function exportDocument(live: LiveState, options: ExportOptions): ExportR
   const { organization } = options;
   const kinds = options.kinds ?? KINDS;
   const selected = new Set((options.selected ?? kinds.filter((k) => k.exportedByDefault !== false)).map((k) => k.name));
-  const groups: Group[] = kinds.filter((k) => k.parent === 'organization')
+  const all: Group[] = kinds.filter((k) => k.parent === 'organization')
     .map((kind) => ({ kind, entries: entriesOf(live, kind, { organization, project: null }, kinds, options.allFields === true, selected) }));
+  const groups = options.only ? onlyAccepted(all, options.only) : all;
   dropInvalid(organization, groups, options.validate);
   // Counted as items (one flag per project), before --shared declares some of them once.
   const exported = allEntries(groups);
-  const counts = kinds.filter((kind) => selected.has(kind.name)).map((kind) => ({ kind: kind.name, count: exported.filter((e) => e.kind === kind && !e.dropped).length }));
+  const counts = kinds.filter((kind) => selected.has(kind.name)).map((kind) => ({ kind: kind.name, count: exported.filter((e) => e.kind === kind && !e.dropped && !e.container).length }));
   const shared = options.shared
     ? shareChildren(groups, organization, (base, from) => ({ ...base, record: from.record, children: [], secrets: [] }), kinds)
     : [];
@@ -209,7 +237,7 @@ export function exportDocument(live: LiveState, options: ExportOptions): ExportR
   const namer = new VariableNamer();
   const variables: ExportVariable[] = [];
   for (const entry of entries) {
-    if (entry.dropped) continue;
+    if (entry.dropped || entry.container) continue;
     const secretFields = entry.kind.secretFields?.(undefined, entry.record) ?? [];
     for (const [field, spec] of Object.entries(entry.kind.fields)) {
       const value = entry.data[field];
@@ -234,8 +262,10 @@ export function exportDocument(live: LiveState, options: ExportOptions): ExportR
   const text = renderYaml(doc, items, {
     header: [
       `yaml-language-server: $schema=${options.schemaId}`,
-      `Organization ${organization}, exported by \`hogsync export\`. Every field written here is managed:`,
-      'remove the ones hogsync should leave alone. Nothing is deleted unless `prune` or `ensure: absent` says so.',
+      ...(options.header ?? [
+        `Organization ${organization}, exported by \`hogsync export\`. Every field written here is managed:`,
+        'remove the ones hogsync should leave alone. Nothing is deleted unless `prune` or `ensure: absent` says so.',
+      ]),
       ...(shared.length > 0 ? ['Items several projects hold are declared once, at the top level, with `overrides` where a project differs.'] : []),
       ...dropped,
     ],
@@ -243,5 +273,6 @@ export function exportDocument(live: LiveState, options: ExportOptions): ExportR
     secretsOf: (entry) => entry.secrets,
   });
   const warnings = entries.flatMap((e) => e.notes.map((n) => `${label(e)}: ${n}`));
-  return { text, variables, warnings, counts };
+  const addresses = entries.filter((e) => !e.dropped && !e.container).map((e) => e.address);
+  return { text, document: doc, variables, warnings, counts, addresses };
 }

@@ -168,7 +168,7 @@ export class ApiClient implements ApiPort {
   }
 
   /**
-   * One API call; `path` is relative to the base URL (its path prefix is kept). The body
+   * One API call; `path` starts at the base URL's root (`/api/…`). The body
    * type is the caller's assertion: it is parsed JSON (`null` for an empty body), unchecked.
    */
   async request<T = unknown>(method: HttpMethod, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
@@ -191,14 +191,14 @@ export class ApiClient implements ApiPort {
       parallelism: this.parallelism,
       follow: (next, from) => {
         try {
-          return followNext(first, next, this.base.prefix);
+          return followNext(first, next);
         } catch (err) {
           throw this.scrubbed(err, { method: 'GET', path: from.path });
         }
       },
       fetch: async (url) => {
         const res = await this.send<unknown>('GET', url, {});
-        return { status: res.status, body: res.body, path: displayPath(this.base, url) };
+        return { status: res.status, body: res.body, path: displayPath(url) };
       },
     });
   }
@@ -217,7 +217,7 @@ export class ApiClient implements ApiPort {
   }
 
   private async send<T>(method: HttpMethod, url: URL, options: RequestOptions): Promise<ApiResponse<T>> {
-    const path = redact(displayPath(this.base, url), this.apiKey);
+    const path = redact(displayPath(url), this.apiKey);
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers = body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
     const okStatuses = options.okStatuses ?? [];
@@ -252,16 +252,19 @@ export class ApiClient implements ApiPort {
         this.emit({ type: 'request', method, path });
         // Not reached at all (DNS, refused, TLS): a later request would not reach it either.
         const unreachable = outcome.kind === 'unsent' || outcome.kind === 'unresolved' || /^TLS failure/.test(outcome.detail);
-        const replayable = outcome.kind === 'unsent' || ((outcome.kind === 'interrupted' || outcome.kind === 'timeout') && (options.idempotent ?? isIdempotent(method)));
-        const notReplayed = !replayable && outcome.kind !== 'fatal' ? `; not retried: ${method} is not idempotent; the change may or may not have been applied` : '';
+        // Only a request that may have reached the API can have changed anything there.
+        const mayHaveArrived = outcome.kind === 'interrupted' || outcome.kind === 'timeout';
+        const idempotent = options.idempotent ?? isIdempotent(method);
+        const replayable = outcome.kind === 'unsent' || (mayHaveArrived && idempotent);
+        const notReplayed = mayHaveArrived && !idempotent ? `; not retried: ${method} is not idempotent; the change may or may not have been applied` : '';
         if (replayable && retriesLeft) {
           const wait = backoffMs(attempt, this.random);
-          if (wait >= left()) throw this.fail('network', this.overTime(outcome.detail, attempt + 1), { method, path }, unreachable);
+          if (wait >= left()) throw this.fail('network', this.overTime(outcome.detail, attempt + 1, unreachable), { method, path }, unreachable);
           spent += wait;
           await this.backoff(method, path, undefined, wait);
           continue;
         }
-        if (left() <= 0) throw this.fail('network', this.overTime(outcome.detail, attempt + 1) + notReplayed, { method, path }, unreachable);
+        if (left() <= 0) throw this.fail('network', this.overTime(outcome.detail, attempt + 1, unreachable) + notReplayed, { method, path }, unreachable);
         let message = outcome.detail + notReplayed;
         if (replayable) message += gaveUp(attempt + 1);
         throw this.fail('network', message, { method, path }, unreachable);
@@ -311,10 +314,15 @@ export class ApiClient implements ApiPort {
     }
   }
 
-  /** The message of a request stopped by --timeout: what the last attempt met, and what to do. */
-  private overTime(last: string, attempts: number): string {
+  /**
+   * The message of a request stopped by --timeout: what the last attempt met, and what to do.
+   * `unreachable`: no attempt reached the API (nothing to wait for: the address or the network is wrong).
+   */
+  private overTime(last: string, attempts: number, unreachable = false): string {
     const seconds = Math.round(this.totalTimeoutMs / 100) / 10;
-    return `no complete answer within --timeout ${seconds} s (${attempts} attempt${attempts === 1 ? '' : 's'}; the last: ${last}); the API or the network is slow: raise --timeout, or try again later`;
+    const tried = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+    if (unreachable) return `${last}: the API could not be reached (${tried} within --timeout ${seconds} s)`;
+    return `no complete answer within --timeout ${seconds} s (${tried}; the last: ${last}); the API or the network is slow: raise --timeout, or try again later`;
   }
 
   private async backoff(method: string, path: string, status: number | undefined, waitMs: number): Promise<void> {
@@ -390,9 +398,16 @@ function gaveUp(attempts: number): string {
   return attempts > 1 ? ` (gave up after ${attempts} attempts)` : '';
 }
 
+/** Personal API keys are about 50 characters; servers refuse headers of a few kilobytes. */
+const MAX_KEY_LENGTH = 1000;
+
 function checkApiKey(raw: string | undefined): string {
   const key = (raw ?? '').trim();
   if (key === '') throw new HogsyncError('usage', 'no API key: set HOGSYNC_API_KEY to a personal API key (phx_…)');
+  // No server takes a header this long (it answers 431): say what is wrong before sending it.
+  if (key.length > MAX_KEY_LENGTH) {
+    throw new HogsyncError('usage', `HOGSYNC_API_KEY holds ${key.length} characters, but a personal API key is about 50 (phx_…): check what the variable is set to`);
+  }
   // Anything outside visible ASCII cannot go in a header, and undici's complaint could echo it.
   if (!/^[\x21-\x7e]+$/.test(key)) throw new HogsyncError('usage', 'HOGSYNC_API_KEY contains spaces or characters that cannot be sent in a header');
   return key;

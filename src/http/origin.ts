@@ -1,12 +1,11 @@
-// Where requests may go: the base URL is validated once (https, or http on loopback only),
-// request paths are joined under its path prefix, and any absolute URL (a `next` link) must
-// share its origin, because the API key is sent with every request.
+// Where requests may go: the base URL is validated once (an origin: https, or http on
+// loopback only; no path), request paths are joined to it, and any absolute URL (a `next`
+// link) must share its origin, because the API key is sent with every request.
 import { HogsyncError } from '../errors.js';
 
-/** The validated base URL: an origin and a path prefix without its trailing slash. */
+/** The validated base URL: an origin (the API's paths start at its root). */
 export interface Base {
   readonly origin: string;
-  readonly prefix: string;
 }
 
 export function isLoopbackHost(hostname: string): boolean {
@@ -35,11 +34,17 @@ export function parseBaseUrl(raw: string): Base {
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     throw new HogsyncError('security', `refusing to send the API key over plain http:// to ${url.host}; use https:// (http:// is allowed only for loopback hosts)`);
   }
-  return { origin: url.origin, prefix: url.pathname.replace(/\/+$/, '') };
+  // The API's paths start with /api/ at the root: a base URL with a path (`…/api/`) would
+  // double it and every request would answer a bare 404.
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '') {
+    const what = url.pathname !== '/' ? `the path ${truncateUrl(url.pathname)}` : url.search !== '' ? 'a query' : 'a fragment';
+    throw new HogsyncError('usage', `the base URL must be an origin only, such as ${url.origin}: remove ${what} (hogsync adds the API's /api/… paths itself)`);
+  }
+  return { origin: url.origin };
 }
 
 /**
- * The URL for `path`: relative paths are joined under the base prefix; an absolute URL is
+ * The URL for `path`: relative paths are joined to the base origin; an absolute URL is
  * accepted only on the base origin. `what` says what was refused ("follow next link to").
  */
 export function resolveUrl(base: Base, path: string, what = 'send a request to'): URL {
@@ -54,7 +59,7 @@ export function resolveUrl(base: Base, path: string, what = 'send a request to')
     return url;
   }
   const rel = path.startsWith('/') ? path : `/${path}`;
-  return new URL(base.origin + base.prefix + rel);
+  return new URL(base.origin + rel);
 }
 
 export function assertSameOrigin(base: Base, url: URL, what: string): void {
@@ -64,13 +69,12 @@ export function assertSameOrigin(base: Base, url: URL, what: string): void {
 }
 
 /**
- * The path shown in messages: relative to the base prefix, with its query as sent (a list's
- * `limit=1000` included: an error such as "Bad limit." must be readable from the line, and
- * the line must be the request to reproduce).
+ * The path shown in messages, with its query as sent (a list's `limit=1000` included: an
+ * error such as "Bad limit." must be readable from the line, and the line must be the
+ * request to reproduce).
  */
-export function displayPath(base: Base, url: URL): string {
-  const path = base.prefix !== '' && url.pathname.startsWith(`${base.prefix}/`) ? url.pathname.slice(base.prefix.length) : url.pathname;
-  return truncateUrl(path + url.search);
+export function displayPath(url: URL): string {
+  return truncateUrl(url.pathname + url.search);
 }
 
 function truncateUrl(s: string): string {
@@ -83,9 +87,8 @@ function truncateUrl(s: string): string {
  * server behind a TLS proxy answers `http://` links, and a proxy may name another host: the
  * link's scheme and host are never used, so the key goes nowhere else. A relative link is
  * resolved against the page it came from; one that leaves the list's path (`../../x`) is refused.
- * `prefix`: the base URL's path prefix, which a proxy may have stripped from the link.
  */
-export function followNext(list: URL, next: string, prefix = ''): URL {
+export function followNext(list: URL, next: string): URL {
   let link: URL;
   try {
     link = new URL(next, list);
@@ -95,8 +98,7 @@ export function followNext(list: URL, next: string, prefix = ''): URL {
   if (link.protocol !== 'https:' && link.protocol !== 'http:') {
     throw new HogsyncError('security', `refusing to follow next link ${JSON.stringify(truncateUrl(next))}: not an http(s) link`);
   }
-  // A proxy that serves the API under a path prefix may strip it before the API sees the request.
-  if (link.pathname !== list.pathname && !(prefix !== '' && prefix + link.pathname === list.pathname)) {
+  if (link.pathname !== list.pathname) {
     throw new HogsyncError('security', `refusing to follow next link to ${truncateUrl(link.pathname)}: a list's next page is on its own path ${truncateUrl(list.pathname)}`);
   }
   return new URL(list.origin + list.pathname + link.search);

@@ -24,7 +24,8 @@ export function safetyViolations(result: PlanResult, options: SafetyOptions, kin
     if (!kind?.deleteNeedsAllow) continue;
     const allow = `${kind.name}/${change.key}`;
     if (!options.allowDelete.includes(allow)) {
-      violations.push({ rule: 'delete_needs_allow', message: `deleting ${labelOf(kind)} ${change.key} (${change.address}) needs --allow-delete ${allow}`, allowWith: `--allow-delete ${allow}` });
+      // The flag that allows it is said once, by whoever shows the violation (allowWith).
+      violations.push({ rule: 'delete_needs_allow', message: `deleting ${labelOf(kind)} ${change.key} (${change.address}) needs an explicit allow`, allowWith: `--allow-delete ${allow}` });
     }
   }
   const perKind = new Map<string, number>();

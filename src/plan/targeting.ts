@@ -6,6 +6,7 @@
 import { HogsyncError } from '../errors.js';
 import type { ResourceKind } from '../resources/kind.js';
 import { KINDS } from '../resources/registry.js';
+import type { Plan } from './types.js';
 
 export interface Target {
   /** As given (or derived). */
@@ -161,4 +162,29 @@ export function resolveAliases(addresses: readonly string[], aliases: ReadonlyMa
     const parent = rest.slice(0, inner);
     return head + (aliases.get(parent.toLowerCase()) ?? parent) + rest.slice(inner);
   });
+}
+
+/**
+ * The `--target` addresses of a targeted plan that match none of its items, declared or live
+ * (a typo in a kind, an organization or a key plans "no changes" otherwise). Only for plain
+ * `--target` plans: with `--changed-since` beside them, an address may rightly match nothing
+ * that changed.
+ */
+export function unmatchedTargets(plan: Plan): string[] {
+  const targets = plan.targets;
+  if (!targets || targets.changed_since || targets.addresses.length === 0) return [];
+  return unmatchedPatterns(targets.addresses, [...plan.managed.map((m) => m.address), ...plan.unmanaged.map((u) => u.address)]);
+}
+
+/** The address patterns (as --target takes them) that match none of the addresses `items`. */
+export function unmatchedPatterns(patterns: readonly string[], items: readonly string[], flag = '--target'): string[] {
+  return patterns.filter((pattern) => {
+    const set = parseTargets([pattern], flag);
+    return !items.some((item) => set.matches(item));
+  });
+}
+
+/** What a plan says of a target that matched nothing. */
+export function unmatchedMessage(address: string): string {
+  return `--target ${address} matches no declared or live item, so nothing of it is planned: check its kind, organization and key (KIND:ORG/KEY, e.g. feature_flag:*/111/new-checkout or role:*/Engineers)`;
 }

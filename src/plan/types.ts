@@ -87,6 +87,23 @@ export interface Plan {
   managed: ManagedItem[];
   /** Present when the plan is targeted: it covers only the items these match. */
   targets?: PlanTargets;
+  /**
+   * A drift report run with `--fail-on-unmanaged`: unmanaged items are findings (they fail the
+   * run as drift does), counted in `findings` with the changes. Absent otherwise.
+   */
+  fail_on_unmanaged?: true;
+  findings?: number;
+}
+
+/** Changes, and unmanaged items where the report counts them as drift (`--fail-on-unmanaged`). */
+export function findingsOf(plan: Plan): number {
+  return plan.changes.length + (plan.fail_on_unmanaged ? plan.unmanaged.length : 0);
+}
+
+/** The report of `drift --fail-on-unmanaged`: its unmanaged items are findings in every format. */
+export function failingOnUnmanaged(plan: Plan): Plan {
+  const marked: Plan = { ...plan, fail_on_unmanaged: true };
+  return { ...marked, findings: findingsOf(marked) };
 }
 
 /** What apply needs to carry out one change; never serialized (it holds real, secret values). */

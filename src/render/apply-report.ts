@@ -26,9 +26,11 @@ export function renderApplyText(report: ApplyReport): string {
   if (report.unverified !== undefined) out.push(printable(`The applied changes are unverified: ${report.unverified}. Run plan to see what the API holds now.`));
   for (const hint of report.hints ?? []) out.push(printable(`hint: ${hint}`));
   if (s.failed + s.skipped > 0) {
-    out.push(report.againHelps === false
-      ? 'Running apply again will not help until the causes above are fixed; then it converges.'
-      : 'Run apply again to converge what failed or was skipped.');
+    out.push(report.waits === true
+      ? 'Run apply again once the API has finished what the failures above wait for; it converges then.'
+      : report.againHelps === false
+        ? 'Running apply again will not help until the causes above are fixed; then it converges.'
+        : 'Run apply again to converge what failed or was skipped.');
   }
   if (pending > 0) out.push('Pending changes wait for an approver in the web app (never retried); once approved, a new plan shows no change for them.');
   return `${out.join('\n')}\n`;

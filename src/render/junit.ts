@@ -1,6 +1,6 @@
 // The JUnit rendering of a drift report: one test case per managed item, failing where live
 // state drifted, so CI dashboards show drift like failing tests.
-import { heldByText, type Plan } from '../plan/types.js';
+import { findingsOf, heldByText, type Plan } from '../plan/types.js';
 import { fieldAttribution, inline, itemAttribution } from './values.js';
 
 function xml(text: string): string {
@@ -34,12 +34,20 @@ export function renderJunit(plan: Plan): string {
     const message = `${change.address} ${what}${whole ? `; ${whole}` : ''}${who.length > 0 ? `; ${who.join('; ')}` : ''}`;
     cases.push(`${open}>`, `      <failure message="${xml(message)}" type="drift">${xml(details)}</failure>`, '    </testcase>');
   }
-  const failures = plan.changes.length;
-  const unmanaged = plan.unmanaged.map((u) => (u.held_by ? `${u.address} (${heldByText(u.held_by)}: never pruned)` : u.address)).join('\n');
+  // With --fail-on-unmanaged every unmanaged item is a failing case of its own, as drift is.
+  if (plan.fail_on_unmanaged) {
+    for (const u of plan.unmanaged) {
+      cases.push(`    <testcase classname="hogsync.${xml(u.kind)}" name="${xml(u.address)}">`,
+        `      <failure message="${xml(`${u.address} is live but no file declares it (unmanaged; --fail-on-unmanaged)${u.held_by ? `; ${heldByText(u.held_by)}: never pruned` : ''}`)}" type="unmanaged"/>`, '    </testcase>');
+    }
+  }
+  const failures = findingsOf(plan);
+  const tests = plan.managed.length + (plan.fail_on_unmanaged ? plan.unmanaged.length : 0);
+  const unmanaged = plan.fail_on_unmanaged ? '' : plan.unmanaged.map((u) => (u.held_by ? `${u.address} (${heldByText(u.held_by)}: never pruned)` : u.address)).join('\n');
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="hogsync drift" tests="${plan.managed.length}" failures="${failures}">`,
-    `  <testsuite name="hogsync drift" tests="${plan.managed.length}" failures="${failures}" errors="0" skipped="0">`,
+    `<testsuites name="hogsync drift" tests="${tests}" failures="${failures}">`,
+    `  <testsuite name="hogsync drift" tests="${tests}" failures="${failures}" errors="0" skipped="0">`,
     ...cases,
     unmanaged ? `    <system-out>${xml(`Unmanaged (live, in no file):\n${unmanaged}`)}</system-out>` : '',
     '  </testsuite>',

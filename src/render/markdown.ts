@@ -3,7 +3,7 @@
 import { heldByText, type Change, type Plan } from '../plan/types.js';
 import {
   blastRadiusLine, closingLine, describedField, fieldAttribution, inline, itemAttribution, lineDiff, needsLineDiff, printable, SYMBOL,
-  declaredLine, targetsLine,
+  declaredLine, targetsLine, unmanagedHeading,
 } from './values.js';
 
 const ACTION_WORD = { create: 'create', update: 'update', delete: 'delete' } as const;
@@ -123,7 +123,7 @@ export function renderMarkdown(plan: Plan, maxChars: number = MARKDOWN_MAX_CHARS
     const room = Math.max(0, budget - size);
     let kept = 0;
     for (let used = 0; kept < list.length && used + (list[kept] as string).length + 1 <= room; kept++) used += (list[kept] as string).length + 1;
-    out.push('<details>', `<summary>${plan.unmanaged.length} unmanaged item${plan.unmanaged.length === 1 ? '' : 's'} (live, in no file, left alone)</summary>`, '');
+    out.push('<details>', `<summary>${plan.unmanaged.length} unmanaged item${plan.unmanaged.length === 1 ? '' : 's'} (${unmanagedHeading(plan)})</summary>`, '');
     out.push(...list.slice(0, kept));
     if (kept < list.length) out.push(`- … and ${list.length - kept} more`);
     out.push('', '</details>', '');

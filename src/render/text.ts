@@ -3,7 +3,7 @@
 import { heldByText, type Plan } from '../plan/types.js';
 import {
   blastRadiusLine, closingLine, describedField, fieldAttribution, fieldHeading, inline, itemAttribution, lineDiff, needsLineDiff, printable, SYMBOL,
-  declaredLine, targetsLine,
+  declaredLine, targetsLine, unmanagedHeading,
 } from './values.js';
 
 const COLORS = { '+': '\u001b[32m', '-': '\u001b[31m', '~': '\u001b[33m', '!': '\u001b[33m', dim: '\u001b[2m', bold: '\u001b[1m' } as const;
@@ -61,8 +61,11 @@ export function renderText(plan: Plan, options: { color: boolean }): string {
     }
   }
   if (plan.unmanaged.length > 0) {
-    out.push('Unmanaged (live, in no file, left alone):');
-    for (const item of plan.unmanaged) out.push(`  ? ${printable(item.address)}${item.held_by ? paint('dim', ` (${printable(heldByText(item.held_by))}: never pruned)`) : ''}`);
+    out.push(`Unmanaged (${unmanagedHeading(plan)}):`);
+    for (const item of plan.unmanaged) {
+      const held = item.held_by ? paint('dim', ` (${printable(heldByText(item.held_by))}: never pruned)`) : '';
+      out.push(plan.fail_on_unmanaged ? `  ${paint('!', `? ${printable(item.address)}`)}${held}` : `  ? ${printable(item.address)}${held}`);
+    }
     out.push('');
   }
   if (plan.warnings.length > 0) {

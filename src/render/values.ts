@@ -2,12 +2,13 @@
 // as a line diff, sensitive values never.
 import { diffLines } from 'diff';
 import { attributionText } from '../plan/attribution.js';
-import { SENSITIVE, type Change, type FieldChange, type Plan } from '../plan/types.js';
+import { findingsOf, SENSITIVE, type Change, type FieldChange, type Plan } from '../plan/types.js';
 import type { DescribedLine } from '../resources/kind.js';
 import { KINDS } from '../resources/registry.js';
 import { printable } from '../util/printable.js';
 
 export { printable };
+export { findingsOf };
 
 const INLINE_LIMIT = 60;
 
@@ -73,7 +74,9 @@ export function closingLine(plan: Plan): string {
   const { create, update } = plan.summary;
   const del = plan.summary.delete;
   if (plan.kind === 'drift') {
-    return create + update + del === 0 ? 'No drift: live state matches the configuration.' : `Drift: ${create} missing, ${update} changed, ${del} to delete.`;
+    if (findingsOf(plan) === 0) return 'No drift: live state matches the configuration.';
+    const unmanaged = plan.fail_on_unmanaged ? `, ${plan.unmanaged.length} unmanaged (live, in no file; --fail-on-unmanaged)` : '';
+    return `Drift: ${create} missing, ${update} changed, ${del} to delete${unmanaged}.`;
   }
   return create + update + del === 0 ? 'No changes. Live state matches the configuration.' : `Plan: ${create} to create, ${update} to update, ${del} to delete.`;
 }
@@ -125,6 +128,11 @@ export function fieldAttribution(field: FieldChange): string | undefined {
 export function itemAttribution(change: Change): string | undefined {
   if (!change.attribution || change.fields.some((f) => f.attribution)) return undefined;
   return printable(attributionText(change.attribution, true));
+}
+
+/** The heading of the unmanaged list: with --fail-on-unmanaged, they are findings of the report. */
+export function unmanagedHeading(plan: Plan): string {
+  return plan.fail_on_unmanaged ? 'live, in no file: drift with --fail-on-unmanaged' : 'live, in no file, left alone';
 }
 
 /** Where a change's declaration is (`declared at flags.yaml:8:5, flags.yaml:17:9`), and a rename. */

@@ -343,6 +343,12 @@ export interface ResourceKind {
   validateEntry?(entry: Record<string, unknown>): EntryProblem[];
   /** A failed change's message, explained for the user (what may hold a key the list did not show). */
   explainFailure?(action: 'create' | 'update' | 'delete', message: string, status: number | undefined): string | undefined;
+  /**
+   * A refusal that clears by itself once the API finishes what it is doing (a record still
+   * deleting holds a slot, a project is already being deleted): what it waits for, said beside
+   * the failure; apply then says that running it again later converges.
+   */
+  waitFor?(action: 'create' | 'update' | 'delete', message: string, status: number | undefined): string | undefined;
 }
 
 /** How messages name one item of a kind. */

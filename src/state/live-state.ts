@@ -74,6 +74,17 @@ function checkRecords(kind: ResourceKind, path: string, records: unknown[]): Liv
 
 const is404 = (err: unknown) => err instanceof HogsyncError && err.request?.status === 404;
 
+/**
+ * A list of an organization answered 404: the API does not know the organization (a mistyped
+ * UUID), or the key's user cannot see it. Said so, naming it; the use case adds where a file declares it.
+ */
+export class UnknownOrganization extends HogsyncError {
+  constructor(readonly organization: string, cause: HogsyncError) {
+    super('api', `the API does not know organization ${organization} (${cause.format()}): check the organization's UUID (the web app shows it in the organization's settings) and that the key's user belongs to it`, { cause });
+    this.name = 'UnknownOrganization';
+  }
+}
+
 /** Every record of a collection, checked; `missingIsEmpty`: a 404 means no collection (its parent is gone). */
 export async function listRecords(api: ApiPort, kind: ResourceKind, scope: Scope, missingIsEmpty = false, query?: string): Promise<LiveRecord[]> {
   const path = `${kind.collectionPath(scope)}${query ? `?${query}` : ''}`;
@@ -81,6 +92,7 @@ export async function listRecords(api: ApiPort, kind: ResourceKind, scope: Scope
     return checkRecords(kind, path, await api.listAll<unknown>(path));
   } catch (err) {
     if (missingIsEmpty && is404(err)) return [];
+    if (scope.project === null && is404(err)) throw new UnknownOrganization(scope.organization, err as HogsyncError);
     throw err;
   }
 }

@@ -12,7 +12,7 @@ import { safetyViolations, type SafetyOptions, type SafetyViolation } from '../p
 import type { Execution, Plan, PlanResult } from '../plan/types.js';
 import type { ApiPort } from '../http/port.js';
 import { rereadApplied } from '../state/reread.js';
-import { parseTargets, resolveAliases } from '../plan/targeting.js';
+import { parseTargets, resolveAliases, unmatchedMessage, unmatchedTargets } from '../plan/targeting.js';
 import { aliasesOf } from './targeted.js';
 import { planWith } from './plan.js';
 import { withClient, type ApiSettings, type Observer } from './session.js';
@@ -96,6 +96,12 @@ export async function applyFiles(request: ApplyRequest, settings: ApiSettings, o
     if (edited.length > 0) {
       const shown = edited.slice(0, 5).map(printable).join(', ') + (edited.length > 5 ? ` and ${edited.length - 5} more` : '');
       throw new HogsyncError('stale_plan', `the plan ${request.planFile} was edited: its contents do not match its fingerprint (${shown}). Nothing was applied; run plan again.`);
+    }
+    // A target that matches nothing is a mistake in the command line: apply nothing rather than less than was meant.
+    const unmatched = saved ? [] : unmatchedTargets(plan);
+    if (unmatched.length > 0) {
+      const shown = unmatched.map((a) => request.targets?.[targets?.addresses.indexOf(a) ?? -1] ?? a);
+      throw new HogsyncError('usage', `${shown.map(unmatchedMessage).join('; ')}. Nothing was applied.`);
     }
     const violations = safetyViolations(result, request.safety);
     if (violations.length > 0) return { status: 'refused', plan, violations };

@@ -3,6 +3,7 @@
 // previews such as a flag's blast radius). Everything it returns is a value.
 import type { ApiClient } from '../http/client.js';
 import { loadConfig } from '../config/load.js';
+import { formatPosition } from '../config/problems.js';
 import type { DesiredState } from '../config/model.js';
 import { annotate } from '../plan/annotate.js';
 import { heldBackTargets, kindChecks } from '../plan/kind-checks.js';
@@ -11,13 +12,14 @@ import { computePlan } from '../plan/planner.js';
 import { safetyWarnings } from '../plan/safety.js';
 import type { Plan, PlanResult, PlanTargets } from '../plan/types.js';
 import type { Kinds } from '../resources/registry.js';
-import { heldBackReads } from '../state/live-state.js';
+import { heldBackReads, UnknownOrganization } from '../state/live-state.js';
+import { HogsyncError } from '../errors.js';
 import { attributePlan } from './attribute.js';
 import { readCollections } from '../state/live-state.js';
 import { restrictReads } from '../state/targeted-reads.js';
 import { plannedReads } from '../state/targets.js';
 import { DEFAULT_MAX_DELETE_PERCENT } from '../plan/limits.js';
-import { targetsOfPlan } from '../plan/targeting.js';
+import { targetsOfPlan, unmatchedMessage, unmatchedTargets } from '../plan/targeting.js';
 import { countEveryLiveItem, resolveTargets, type TargetRequest } from './targeted.js';
 import { runPreviews } from './previews.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
@@ -47,6 +49,20 @@ export interface Planned {
 
 /** Reads, plans and annotates with a client the caller owns. */
 export async function planWith(client: ApiClient, desired: DesiredState, settings: ApiSettings, request: PlanRequest, observer: Observer): Promise<Planned> {
+  try {
+    return await readAndPlan(client, desired, settings, request, observer);
+  } catch (err) {
+    throw err instanceof UnknownOrganization ? declaredHere(err, desired) : err;
+  }
+}
+
+/** An organization the API does not know, said at the line of the file that declares it. */
+function declaredHere(err: UnknownOrganization, desired: DesiredState): HogsyncError {
+  const position = desired.organizations.find((o) => o.id === err.organization)?.position;
+  return position ? new HogsyncError('config', err.message, { position, cause: err }) : err;
+}
+
+async function readAndPlan(client: ApiClient, desired: DesiredState, settings: ApiSettings, request: PlanRequest, observer: Observer): Promise<Planned> {
   const all = plannedReads(desired, request.kinds);
   const reads = request.targets ? restrictReads(all, targetsOfPlan(request.targets)) : all;
   let live = await reading(client, 'live state', observer, () => readCollections(client, reads, settings.parallelism));
@@ -65,7 +81,9 @@ export async function planWith(client: ApiClient, desired: DesiredState, setting
   const checks = kindChecks(desired, live, result, request.kinds);
   const warnings = [...checks, ...(request.safetyWarnings ? safetyWarnings(result, request.kinds) : [])];
   const previews = request.previews ? await runPreviews(result, client, settings.parallelism) : undefined;
-  const annotated = annotate(result.plan, { changes: previews?.changes ?? new Map(), warnings: [...(result.notices ?? []), ...warnings, ...(previews?.warnings ?? [])] });
+  // What the files declare that will not do what it seems to, at its line (as validate says it).
+  const declared = (desired.warnings ?? []).map((w) => `${formatPosition(w.position)}: ${w.message}`);
+  const annotated = annotate(result.plan, { changes: previews?.changes ?? new Map(), warnings: [...declared, ...(result.notices ?? []), ...warnings, ...(previews?.warnings ?? [])] });
   const plan = request.attribution ? await attributePlan(annotated, result, live, client, settings.parallelism, request.kinds) : annotated;
   return { desired, result, plan };
 }
@@ -75,5 +93,9 @@ export async function planFiles(paths: string[], settings: ApiSettings, request:
   const desired = await loadConfig(paths);
   const { targets, warnings } = await resolveTargets(paths, desired, targeting);
   const planned = await withClient(settings, observer, (client) => planWith(client, desired, settings, { ...request, ...(targets ? { targets } : {}) }, observer));
-  return warnings.length > 0 ? { ...planned, plan: annotate(planned.plan, { changes: new Map(), warnings }) } : planned;
+  // Said as given (an alias, not the id it stands for).
+  const given = new Map((targets?.addresses ?? []).map((a, i) => [a, targeting.addresses?.[i] ?? a]));
+  const unmatched = unmatchedTargets(planned.plan).map((a) => unmatchedMessage(given.get(a) ?? a));
+  const all = [...warnings, ...unmatched];
+  return all.length > 0 ? { ...planned, plan: annotate(planned.plan, { changes: new Map(), warnings: all }) } : planned;
 }

@@ -1,12 +1,13 @@
 // What a targeted plan adds to the plan use case: the reads narrowed to what the targets need
 // (src/state/targeted-reads.ts), and the delete-share rule kept whole. The rule counts every
 // live item of a kind in an organization; a targeted plan reads only some collections, so when
-// it deletes items of a kind and what it read cannot prove the rule satisfied (fewer than the
-// minimum items, or too large a share of them), every collection of that kind is read to count.
-// More live items only lower the share, so reading less can never let a delete through.
+// it deletes items of a kind and what it read cannot prove the rule satisfied, every collection
+// of that kind is read to count. More live items only lower the share, and fewer than the
+// minimum only exempt a kind from the rule: once the deletes are within the share of the items
+// already read (deletes × 100 ≤ threshold × items read), nothing more read can refuse them, so
+// a one-flag removal reads one list whatever the size of the workspace.
 import { changedSince } from '../config/changed.js';
 import type { DesiredState } from '../config/model.js';
-import { DELETE_SHARE_MIN_ITEMS } from '../plan/limits.js';
 import { parseTargets, resolveAliases } from '../plan/targeting.js';
 import type { PlanTargets } from '../plan/types.js';
 import type { PlanResult } from '../plan/types.js';
@@ -32,7 +33,7 @@ export async function countEveryLiveItem(
     const reads = all.filter((r) => r.kind.name === kind && r.scope.organization === organization);
     // restrictReads hands on the reads it keeps whole as they are: those are complete.
     const complete = reads.every((r) => done.includes(r));
-    if (complete || (partial >= DELETE_SHARE_MIN_ITEMS && count * 100 <= maxDeletePercent * partial)) continue;
+    if (complete || count * 100 <= maxDeletePercent * partial) continue;
     const live = await readCollections(port, reads, parallelism);
     liveCounts.set(key, reads.reduce((n, r) => n + countOf(r, live.find(r.kind, r.scope) ?? []), 0));
   }

@@ -64,27 +64,61 @@ export function maskSecrets(text: string): string {
   return maskKey(out, process.env.HOGSYNC_API_KEY);
 }
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /**
  * The one key redaction: every bearer token, and the key in every form a message gives it,
  * case-insensitively (a key that went through a hostname or a header comes back lower-cased).
  * The HTTP client applies it to its own messages with its own key; maskSecrets to all output.
+ * A plain search, not a regular expression: a key of any length or content is masked alike
+ * (a pattern built from a 120 000-character key is too large for the engine to compile).
  */
 export function maskKey(text: string, key: string | undefined): string {
   let out = /bearer/i.test(text) ? text.replace(/(Bearer\s+)\S+/gi, `$1${KEY_MASK}`) : text;
-  if (key !== undefined && key.length >= 4) out = out.replace(keyPattern(key), KEY_MASK);
+  if (key !== undefined && key.length >= 4) out = replaceFolded(out, keyForms(key), KEY_MASK);
   return out;
 }
 
-let keyPatternOf: { key: string; pattern: RegExp } | undefined;
+let keyFormsOf: { key: string; forms: string[] } | undefined;
 
-function keyPattern(key: string): RegExp {
-  if (keyPatternOf?.key !== key) {
-    const forms = encodings(key).sort((a, b) => b.length - a.length).map(escapeRegExp);
-    keyPatternOf = { key, pattern: new RegExp(forms.join('|'), 'gi') };
+/** The key's forms, folded and longest first (so a form that contains another is masked whole). */
+function keyForms(key: string): string[] {
+  if (keyFormsOf?.key !== key) keyFormsOf = { key, forms: [...new Set(encodings(key).map(fold))].sort((a, b) => b.length - a.length) };
+  return keyFormsOf.forms;
+}
+
+/** Lower case where that keeps every character one UTF-16 unit, so indexes of the folded text are the text's. */
+function fold(text: string): string {
+  const lower = text.toLowerCase();
+  if (lower.length === text.length) return lower;
+  let out = '';
+  for (const ch of text) {
+    const l = ch.toLowerCase();
+    out += l.length === ch.length ? l : ch;
   }
-  return keyPatternOf.pattern;
+  return out;
+}
+
+/** `text` with every occurrence of the (folded) forms, in any case, replaced by `mask`. */
+function replaceFolded(text: string, forms: readonly string[], mask: string): string {
+  const folded = fold(text);
+  if (!forms.some((f) => folded.includes(f))) return text;
+  let out = '';
+  let from = 0;
+  for (;;) {
+    // The nearest occurrence of any form; at one index, the longest form (they are sorted so).
+    let at = -1;
+    let form = '';
+    for (const f of forms) {
+      const i = folded.indexOf(f, from);
+      if (i !== -1 && (at === -1 || i < at)) {
+        at = i;
+        form = f;
+      }
+    }
+    if (at === -1) break;
+    out += text.slice(from, at) + mask;
+    from = at + form.length;
+  }
+  return out + text.slice(from);
 }
 
 /** Masks every string written to `stream` from now on (stdout and stderr of the API verbs). */

@@ -32,6 +32,9 @@ export const project: ResourceKind = {
   liveId: (r) => r.id as number,
   // Project deletion is asynchronous: a project pending deletion is gone for hogsync.
   isGone: (r) => r.is_pending_deletion === true,
+  // Another run (or the web app) started deleting it since the plan read it: it goes by itself.
+  waitFor: (action, message, status) => (action === 'delete' && status === 400 && /already being deleted/i.test(message)
+    ? 'the project is already being deleted: once the API has finished, it is gone and a plan shows nothing to do' : undefined),
   createCall: () => { throw new Error('projects are adopted by id and never created'); },
   updateCall: (s, id, values) => ({ method: 'PATCH', path: project.itemPath(s, id), body: values }),
   deleteCall: (s, id) => ({ method: 'DELETE', path: project.itemPath(s, id) }),

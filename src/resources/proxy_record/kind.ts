@@ -14,8 +14,9 @@ export function normalizeDomain(raw: unknown): string {
 /** Statuses the API deletes a record in at once (nothing was provisioned): its slot is free after the delete. */
 const DELETED_AT_ONCE = new Set(['waiting', 'erroring', 'timed_out']);
 
+/** Each record that holds a slot, with its status (records still deleting hold one too). */
 function domainsHeld(records: readonly LiveRecord[], gone: readonly LiveRecord[]): string {
-  return [...records.map((r) => normalizeDomain(r.domain)), ...gone.map((r) => `${normalizeDomain(r.domain)} (deleting)`)].join(', ');
+  return [...records, ...gone].map((r) => `${normalizeDomain(r.domain)} (${typeof r.status === 'string' ? r.status : 'status unknown'})`).join(', ');
 }
 
 /**
@@ -33,9 +34,10 @@ function checkProxyRecords(view: ScopeView): ScopeCheck {
     if (held - freed + creates.length > max) {
       const holders = held > 0 ? `it holds ${held} (${domainsHeld(view.records, view.gone)})` : 'it holds none';
       const n = creates.length === 1 ? '1 proxy record' : `${creates.length} proxy records`;
+      const waiting = view.gone.length > 0 ? '; a record still deleting frees its slot once the platform has deleted it, so apply can create then' : '';
       warnings.push(`proxy records: the plan creates ${n} but organization ${view.scope.organization} allows at most ${max} `
         + `(max_proxy_records) and ${holders}, records still deleting included: `
-        + `${creates.map((c) => c.address).join(', ')} would exceed the limit and the API would refuse the create`);
+        + `${creates.map((c) => c.address).join(', ')} would exceed the limit and the API would refuse the create${waiting}`);
     }
   }
   const live = new Map(view.records.map((r) => [normalizeDomain(r.domain), r]));
@@ -75,6 +77,12 @@ export const proxyRecord: ResourceKind = {
   // (never deleted twice, not unmanaged, no drift), though it still counts against the limit.
   isGone: (r) => r.status === 'deleting',
   check: checkProxyRecords,
+  waitFor: (action, message, status) => {
+    if (action !== 'create' || status !== 400) return undefined;
+    if (/maximum of \d+ proxy records/i.test(message)) return 'records still deleting hold a slot until the platform has deleted them (plan lists each record that holds one, with its status)';
+    if (/already exists/i.test(message)) return 'a record of this domain still deleting holds it until the platform has deleted it (if another organization holds it, that organization must delete it)';
+    return undefined;
+  },
   createCall: (s, key) => ({ method: 'POST', path: base(s), body: { domain: key } }),
   updateCall: () => { throw new Error('proxy records have no updatable field'); },
   deleteCall: (s, id) => ({ method: 'DELETE', path: proxyRecord.itemPath(s, id) }),

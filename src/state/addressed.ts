@@ -1,0 +1,46 @@
+// The live items some addresses name (`hogsync show`), read with no more requests than they
+// need: a kind's list only where an address could name one of its items (a role address reads
+// the roles list, never a project), a GET for each named item of kinds whose lists carry only
+// basic fields, and a child kind's list only under the parents an address reaches. Generic
+// over the kinds, like every read of src/state/.
+import type { ApiPort } from '../http/port.js';
+import { liveStateOf, type LiveCollection, type LiveState } from '../plan/live.js';
+import type { TargetSet } from '../plan/targeting.js';
+import type { LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
+import { KINDS, type Kinds } from '../resources/registry.js';
+import { mapLimit } from '../util/map-limit.js';
+import { getRecord, listRecords } from './live-state.js';
+
+export async function readAddressed(api: ApiPort, organization: string, targets: TargetSet, parallelism: number, kinds: Kinds = KINDS): Promise<LiveState> {
+  const orgScope: Scope = { organization, project: null };
+  const childrenOf = (kind: ResourceKind) => kinds.filter((c) => c.parent === kind.name);
+  const named = (kind: ResourceKind) => targets.couldMatchUnder(`${kind.name}:${organization}/`);
+  // A top-level kind is read when an address could name one of its items, or an item below one.
+  const top = kinds.filter((k) => k.parent === 'organization' && (named(k) || childrenOf(k).some(named)));
+  const lists = await mapLimit(top, parallelism, (kind) => listRecords(api, kind, orgScope));
+  const records = new Map<ResourceKind, LiveRecord[]>(top.map((kind, i) => [kind, lists[i] ?? []]));
+
+  // Kinds whose lists carry only basic fields: the full record of each item an address names.
+  const address = (kind: ResourceKind, r: LiveRecord) => `${kind.name}:${organization}/${kind.displayKey(r[kind.identityField])}`;
+  const gets = top.filter((k) => k.read === 'get')
+    .flatMap((kind) => (records.get(kind) ?? []).filter((r) => !kind.isGone(r) && targets.matches(address(kind, r))).map((r) => ({ kind, id: kind.liveId(r) })));
+  const full = await mapLimit(gets, parallelism, ({ kind, id }) => getRecord(api, kind, orgScope, id));
+  gets.forEach(({ kind, id }, i) => {
+    const record = full[i];
+    const list = records.get(kind) ?? [];
+    records.set(kind, list.flatMap((r) => (String(kind.liveId(r)) !== String(id) ? [r] : record ? [record] : [])));
+  });
+
+  // Child collections only under the parents an address reaches (`feature_flag:ORG/111/*`: project 111's).
+  const children = top.flatMap((parent) => childrenOf(parent).filter(named).flatMap((kind) => (records.get(parent) ?? [])
+    .filter((r) => !parent.isGone(r))
+    .map((r) => ({ kind, scope: { organization, project: Number(parent.liveId(r)) } }))
+    .filter(({ scope }) => Number.isSafeInteger(scope.project) && targets.couldMatchUnder(`${kind.name}:${organization}/${scope.project}/`))));
+  const childRecords = await mapLimit(children, parallelism, ({ kind, scope }) => listRecords(api, kind, scope, true));
+
+  const collections: LiveCollection[] = [
+    ...top.map((kind) => ({ kind, scope: orgScope, records: records.get(kind) ?? [] })),
+    ...children.map(({ kind, scope }, i) => ({ kind, scope, records: childRecords[i] ?? [] })),
+  ];
+  return liveStateOf(collections);
+}

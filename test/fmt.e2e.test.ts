@@ -1,0 +1,77 @@
+// `hogsync fmt` through the real CLI: --check changes nothing and exits 2 naming the files that
+// differ; fmt rewrites them into the canonical layout (the schema's key order, two-space
+// indents; comments, anchors, quoting and ${env:…} kept), names them, and then --check passes;
+// a file that does not parse is an error at file:line:col and nothing is written at all.
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ORG, workspace, type Workspace } from './support/workspace.js';
+
+let ws: Workspace;
+beforeEach(() => {
+  ws = workspace({ baseUrl: 'http://127.0.0.1:9', apiKey: 'phx_unused_key_for_fmt_tests' });
+});
+afterEach(() => ws.remove());
+
+const MESSY = `# yaml-language-server: $schema=../schemas/hogsync.schema.json
+# Flags of the web app.
+prune:
+    feature_flags: true     # this file owns them
+x-rollout: &half { groups: [ { rollout_percentage: 50, properties: [] } ] }
+projects:
+    -   feature_flags:
+            -   filters: *half
+                name: "New checkout"
+                key: new-checkout
+
+        id: 12345
+        timezone: Europe/Berlin
+        name: 'Web app'
+        slack_incoming_webhook: \${env:SLACK_WEBHOOK}
+organization: ${ORG}
+`;
+
+const FORMATTED = `# yaml-language-server: $schema=../schemas/hogsync.schema.json
+# Flags of the web app.
+organization: ${ORG}
+x-rollout: &half { groups: [ { rollout_percentage: 50, properties: [] } ] }
+projects:
+  - id: 12345
+    name: 'Web app'
+    slack_incoming_webhook: \${env:SLACK_WEBHOOK}
+    timezone: Europe/Berlin
+    feature_flags:
+      - key: new-checkout
+        name: "New checkout"
+        filters: *half
+prune:
+  feature_flags: true # this file owns them
+`;
+
+describe('hogsync fmt', () => {
+  it('--check names what differs and changes nothing (exit 2); fmt rewrites it and names it; then --check passes', async () => {
+    const messy = ws.write('config/flags.yaml', MESSY);
+    ws.write('config/roles.yaml', `organization: ${ORG}\nroles:\n  - name: Engineers\n    feature_flags_access_level: 37\n`);
+    const check = await ws.cli(['fmt', '--check', 'config']);
+    expect(check).toEqual({ code: 2, stdout: 'config/flags.yaml: not in the canonical layout\n1 of 2 files would be reformatted: run hogsync fmt.\n', stderr: '' });
+    expect(readFileSync(messy, 'utf8')).toBe(MESSY);
+
+    const fmt = await ws.cli(['fmt', 'config']);
+    expect(fmt).toEqual({ code: 0, stdout: 'formatted config/flags.yaml\nFormatted 1 of 2 files.\n', stderr: '' });
+    expect(readFileSync(messy, 'utf8')).toBe(FORMATTED);
+    expect(await ws.cli(['fmt', '--check', 'config'])).toEqual({ code: 0, stdout: '2 files in the canonical layout.\n', stderr: '' });
+    // The formatted files still validate, the variable read as before.
+    const valid = await ws.cli(['validate', 'config'], { SLACK_WEBHOOK: 'https://hooks.slack.com/services/T0/B0/x' });
+    expect(valid.stdout).toBe('2 files valid: 1 organization, 1 project, 0 proxy records, 1 role, 1 feature flag\n');
+  });
+
+  it('a file that does not parse: its error at file:line:col, exit 1, and no file is written', async () => {
+    const messy = ws.write('config/a.yaml', MESSY);
+    ws.write('config/b.yaml', `organization: ${ORG}\nroles: [ { name: "Engineers }\n`);
+    const r = await ws.cli(['fmt', 'config']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^config\/b\.yaml:2:18: unclosed string: the double quote \(\"\) that opens here is never closed/);
+    expect(r.stderr).toMatch(/\n1 error in 1 file\nNothing was written\.\n$/);
+    expect(readFileSync(messy, 'utf8')).toBe(MESSY);
+  });
+});
