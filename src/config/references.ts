@@ -3,7 +3,7 @@
 // name it cannot resolve. A reference of another kind than the site takes is a problem here,
 // at its line. Which item a name means is the planner's question (src/plan/references.ts).
 import type { FilePosition } from '../errors.js';
-import { labelOf, type ResourceKind } from '../resources/kind.js';
+import { labelOf, type ReferredItem, type ResourceKind } from '../resources/kind.js';
 import { namedReference, siteHits } from '../resources/references.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
 import type { DeclaredReference, DesiredItem, DesiredState } from './model.js';
@@ -66,6 +66,52 @@ export function undeclaredReferenceWarnings(state: DesiredState, kinds: Kinds = 
     }
   }
   return warnings;
+}
+
+/**
+ * References the referred kind refuses (a flag targeting a cohort with behavioral criteria), found
+ * offline where the files declare the referred item in the same project: a problem at the
+ * reference's line. Where the files say nothing of what decides it (a cohort declared without its
+ * filters), the plan asks again with the live item (src/plan/references.ts).
+ */
+export function refusedReferences(state: DesiredState, kinds: Kinds = KINDS): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const seen = new Set<string>();
+  const byKind = new Map(kinds.map((k) => [k.name, k]));
+  for (const org of state.organizations) {
+    const referring = org.items.filter((i) => i.ensure === 'present' && (i.references?.some((r) => byKind.get(r.kind)?.refusesReference) ?? false));
+    if (referring.length === 0) continue;
+    const declared = new Map<string, DesiredItem>();
+    for (const item of org.items) {
+      const kind = byKind.get(item.kind);
+      if (!kind?.refusesReference || item.ensure !== 'present') continue;
+      declared.set(`${item.kind}|${item.project ?? ''}|${kind.matchKey(item.key)}`, item);
+      if (item.pin !== undefined) declared.set(`${item.kind}|${item.project ?? ''}|#${String(item.pin)}`, item);
+    }
+    for (const item of referring) {
+      for (const ref of item.references ?? []) {
+        const target = byKind.get(ref.kind);
+        if (!target?.refusesReference) continue;
+        const lookup = (name: string) => declared.get(`${target.name}|${item.project ?? ''}|${target.matchKey(name)}`);
+        const referred = lookup(ref.name);
+        if (!referred) continue;
+        const find = (value: unknown): ReferredItem | undefined => {
+          const named = namedReference(value);
+          const found = named ? (named.kind === target.name ? lookup(named.name) : undefined)
+            : declared.get(`${target.name}|${item.project ?? ''}|#${String(value)}`);
+          return found ? { name: found.key, fields: found.fields } : undefined;
+        };
+        const why = target.refusesReference(item.kind, { name: referred.key, fields: referred.fields }, find);
+        if (!why) continue;
+        const message = `${dottedPath(ref.field, ref.path)}: ${why}`;
+        const key = `${formatPosition(ref.position)}|${message}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        problems.push({ position: ref.position, message });
+      }
+    }
+  }
+  return problems;
 }
 
 /** Items whose fields hold references, for the planner: most items hold none. */

@@ -11,6 +11,8 @@ import { keyInScope, labelOf, type KindName, type LiveRecord, type ResourceKind,
 import { KINDS, type Kinds } from '../resources/registry.js';
 import { addressOf } from '../plan/types.js';
 import { canonicalJson } from '../plan/normalize.js';
+import { PIN } from '../config/merge.js';
+import { ExportNames } from './references.js';
 import { shareChildren } from './shared.js';
 import { escapeInterpolation, exportedValue } from './values.js';
 import { VariableNamer } from './variables.js';
@@ -89,8 +91,11 @@ function byIdentity(kind: ResourceKind): (a: LiveRecord, b: LiveRecord) => numbe
   };
 }
 
-function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kinds, allFields: boolean, selected: ReadonlySet<string>): Entry[] {
+function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kinds, allFields: boolean, selected: ReadonlySet<string>, names: ExportNames): Entry[] {
   const records = (live.find(kind, scope) ?? []).filter((r) => !kind.isGone(r)).sort(byIdentity(kind));
+  // Identities that repeat in the API (idPin kinds): each such item is written with its `id:` pin.
+  const repeats = new Map<string, number>();
+  if (kind.idPin) for (const r of records) repeats.set(kind.matchKey(kind.displayKey(r[kind.identityField])), (repeats.get(kind.matchKey(kind.displayKey(r[kind.identityField]))) ?? 0) + 1);
   const entries = records.map((record) => {
     // A text identity is written in its canonical form (a live `E.Example.com.` as
     // `e.example.com`): the same item, and valid in a file where the API's spelling may not be.
@@ -99,6 +104,7 @@ function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kin
     const identity = typeof raw === 'string' ? display : raw;
     const key = keyInScope(scope, display);
     const data: Record<string, unknown> = { [kind.identityField]: identity };
+    if ((repeats.get(kind.matchKey(display)) ?? 0) > 1) data[PIN] = kind.liveId(record);
     for (const field of selected.has(kind.name) ? Object.keys(kind.fields) : []) {
       // A field the API does not send (an older or newer API version) is not declared at all.
       if (field === kind.identityField || record[field] === undefined) continue;
@@ -108,13 +114,14 @@ function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kin
       if (kind.fields[field]?.deprecated !== undefined) continue;
       // A field holding what the API gives a field nobody set says nothing.
       if (kind.unsetValues && field in kind.unsetValues && canonicalJson(kind.unsetValues[field]) === canonicalJson(record[field])) continue;
-      data[field] = exportedValue(kind, field, record[field]);
+      // Ids of other items at the kind's reference sites are written by name where it is unique.
+      data[field] = names.byName(kind, scope, field, exportedValue(kind, field, record[field]));
     }
     const childScope: Scope = kind.projectKind
       ? { organization: scope.organization, project: Number(kind.liveId(record)) }
       : { organization: scope.organization, project: scope.project, parent: { kind: kind.name, key: display, id: kind.liveId(record) } };
     const children = kinds.filter((c) => c.parent === kind.name)
-      .map((child) => ({ kind: child, entries: entriesOf(live, child, childScope, kinds, allFields, selected) }));
+      .map((child) => ({ kind: child, entries: entriesOf(live, child, childScope, kinds, allFields, selected, names) }));
     return { kind, record, address: addressOf(kind.name, scope.organization, key), key, data, children, notes: [], dropped: false, secrets: [] };
   });
   // A kind not asked for holds the asked-for kinds: written as references, only where it holds some.
@@ -221,8 +228,9 @@ export function exportDocument(live: LiveState, options: ExportOptions): ExportR
   const { organization } = options;
   const kinds = options.kinds ?? KINDS;
   const selected = new Set((options.selected ?? kinds.filter((k) => k.exportedByDefault !== false)).map((k) => k.name));
+  const names = new ExportNames(live, kinds);
   const all: Group[] = kinds.filter((k) => k.parent === 'organization')
-    .map((kind) => ({ kind, entries: entriesOf(live, kind, { organization, project: null }, kinds, options.allFields === true, selected) }));
+    .map((kind) => ({ kind, entries: entriesOf(live, kind, { organization, project: null }, kinds, options.allFields === true, selected, names) }));
   const groups = options.only ? onlyAccepted(all, options.only) : all;
   dropInvalid(organization, groups, options.validate);
   // Counted as items (one flag per project), before --shared declares some of them once.

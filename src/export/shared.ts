@@ -79,6 +79,8 @@ export function shareChildren<E extends ShareableEntry>(
       for (const members of byKey.values()) {
         if (members.length < 2) continue;
         if (members.some(({ child }) => child.notes.length > 0 || hasSecret(child))) continue;
+        // An item pinned by id (its name repeats there) is one project's own.
+        if (kind.idPin && members.some(({ child }) => 'id' in child.data)) continue;
         const fieldSets = new Set(members.map(({ child }) => Object.keys(child.data).filter((f) => f in kind.fields).sort().join(',')));
         if (fieldSets.size !== 1) continue;
         const fields = Object.keys(kind.fields).filter((f) => f in members[0]!.child.data);

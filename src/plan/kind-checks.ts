@@ -63,7 +63,7 @@ export function kindChecks(desired: DesiredState, live: LiveState, result: PlanR
       if (!kind.check) continue;
       for (const scope of plannedScopes(kind, org, kinds)) {
         const all = live.find(kind, scope) ?? [];
-        const items = itemsIn(org, kind, scope).map((i) => ({ key: i.key, ensure: i.ensure, fields: i.fields, position: i.position }));
+        const items = itemsIn(org, kind, scope).map((i) => ({ key: i.key, ensure: i.ensure, fields: i.fields, position: i.position, ...(i.pin !== undefined ? { pin: i.pin } : {}) }));
         const meta = live.metaOf?.(kind, scope);
         const checked = kind.check({
           scope,

@@ -73,7 +73,9 @@ export function isEmptyValue(value: unknown): boolean {
  * Removes from a live value the server keys that the file does not declare: computed keys
  * always, defaults while empty (a default the user filled in, like variants, is compared, so
  * removing it from the file removes it live). Patterns are dotted paths below the field;
- * `[]` steps into every array item. Copy-on-write: the value is returned as is when nothing goes.
+ * `name[]` steps into every item of a list, `[]` into every item of the value itself (a field
+ * that is a list), `**` into every object at any depth (nested groups). Copy-on-write: the
+ * value is returned as is when nothing goes.
  */
 export function dropServerKeys(live: unknown, declared: unknown, keys: ServerKeys): unknown {
   let out = live;
@@ -85,6 +87,16 @@ export function dropServerKeys(live: unknown, declared: unknown, keys: ServerKey
 function dropPath(live: unknown, declared: unknown, steps: string[], drop: (value: unknown) => boolean): unknown {
   if (steps.length === 0 || live === null || typeof live !== 'object') return live;
   const [step, ...rest] = steps as [string, ...string[]];
+  if (step === '[]' || step === '**') {
+    const deep = step === '**';
+    const each = (value: unknown, declaredValue: unknown): unknown => (deep ? dropDeep(value, declaredValue, rest, drop) : dropPath(value, declaredValue, rest, drop));
+    if (Array.isArray(live)) {
+      const declaredItems = Array.isArray(declared) ? declared : [];
+      const kept = live.map((item, i) => each(item, declaredItems[i]));
+      return kept.every((item, i) => item === live[i]) ? live : kept;
+    }
+    return deep ? dropDeep(live, declared, rest, drop) : live;
+  }
   if (step.endsWith('[]')) {
     const name = step.slice(0, -2);
     const obj = live as Record<string, unknown>;
@@ -106,6 +118,24 @@ function dropPath(live: unknown, declared: unknown, steps: string[], drop: (valu
   }
   const child = dropPath(obj[step], declaredChild, rest, drop);
   return child === obj[step] ? live : { ...obj, [step]: child };
+}
+
+/** `**`: the rest of the path at this object and at every object below it. */
+function dropDeep(live: unknown, declared: unknown, rest: string[], drop: (value: unknown) => boolean): unknown {
+  if (live === null || typeof live !== 'object') return live;
+  if (Array.isArray(live)) {
+    const declaredItems = Array.isArray(declared) ? declared : [];
+    const kept = live.map((item, i) => dropDeep(item, declaredItems[i], rest, drop));
+    return kept.every((item, i) => item === live[i]) ? live : kept;
+  }
+  const here = dropPath(live, declared, rest, drop) as Record<string, unknown>;
+  let out = here;
+  for (const [k, v] of Object.entries(here)) {
+    if (v === null || typeof v !== 'object') continue;
+    const child = dropDeep(v, isRecord(declared) ? declared[k] : undefined, rest, drop);
+    if (child !== v) out = { ...out, [k]: child };
+  }
+  return out;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

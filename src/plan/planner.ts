@@ -3,7 +3,7 @@
 import { hash } from 'node:crypto';
 import type { DesiredItem, DesiredOrganization, DesiredState } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
-import { keyInScope, labelOf, parentKeyOf, type HeldBy, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
+import { keyInScope, labelOf, parentKeyOf, type HeldBy, type HoldView, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, kindByName, type Kinds } from '../resources/registry.js';
 import type { LiveState } from './live.js';
 import { canonicalJson, dropServerKeys, mergedUpdate, RULES, sameField, serverKeysOf } from './normalize.js';
@@ -83,7 +83,7 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
         let holds: ReadonlyMap<LiveRecord, readonly HeldBy[]> | undefined;
         const heldBy = (record: LiveRecord): readonly HeldBy[] => {
           if (!kind.heldBy) return [];
-          holds ??= kind.heldBy({ records, items: items.map((i) => ({ key: i.key, ensure: i.ensure, fields: i.fields, position: i.position })), prune: pruned(kind, org) });
+          holds ??= kind.heldBy({ records, items: holdItems(items), prune: pruned(kind, org), holders: holdersOf(kind, scope, org, live, kinds) });
           return holds.get(record) ?? [];
         };
         // Every item is matched first, so references among items of one scope (a flag's dependency) resolve.
@@ -194,6 +194,24 @@ export function computePlan(desired: DesiredState, live: LiveState, options: Pla
     + `not managed here, no change planned (declared for ${items} item${items === 1 ? '' : 's'}); remove it from the files`)
     .concat(deleteNotes);
   return { plan, executions, liveCounts, notices, ...(dependencies.length > 0 ? { dependencies } : {}) };
+}
+
+/** Declared items as the kinds' hooks see them. */
+function holdItems(items: readonly DesiredItem[]): HoldView['items'] {
+  return items.map((i) => ({ key: i.key, ensure: i.ensure, fields: i.fields, position: i.position, ...(i.pin !== undefined ? { pin: i.pin } : {}) }));
+}
+
+/** The kinds that may hold a kind's items (its `heldByKinds`), in the same scope, where their collections were read. */
+function holdersOf(kind: ResourceKind, scope: Scope, org: DesiredOrganization, live: LiveState, kinds: Kinds): HoldView['holders'] {
+  if (!kind.heldByKinds?.length) return undefined;
+  const out = new Map<string, Omit<HoldView, 'holders'>>();
+  for (const name of kind.heldByKinds) {
+    const holder = kinds.find((k) => k.name === name);
+    const records = holder ? live.find(holder, scope) : undefined;
+    if (!holder || !records) continue;
+    out.set(name, { records: records.filter((r) => !holder.isGone(r)), items: holdItems(itemsIn(org, holder, scope)), prune: pruned(holder, org) });
+  }
+  return out;
 }
 
 /** A record read twice (a list that shifted between its pages) is one record: the same API id. */

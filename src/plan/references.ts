@@ -4,7 +4,8 @@
 // fills in the ids of items it creates first (Deferred); plans show live ids by name again.
 import type { DeclaredReference, DesiredItem } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
-import { keyInScope, labelOf, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
+import { keyInScope, labelOf, type LiveRecord, type ReferredItem, type ResourceKind, type Scope } from '../resources/kind.js';
+import { dottedPath } from '../config/references.js';
 import { asSiteValue, namedReference, replaceAtSites, siteId } from '../resources/references.js';
 import type { Kinds } from '../resources/registry.js';
 import { addressOf } from './types.js';
@@ -54,6 +55,7 @@ interface Entry {
   live: LiveRecord[] | undefined;
   byName?: Map<string, LiveRecord[]>;
   byId?: Map<string, LiveRecord>;
+  byRecord?: Map<LiveRecord, DesiredItem>;
 }
 
 /** One resolved reference: the id the API takes, or the create that makes it. */
@@ -81,11 +83,14 @@ export class ReferenceIndex {
     e.live = live;
     e.byName = undefined;
     e.byId = undefined;
+    e.byRecord = undefined;
   }
 
   /** A declared item's live match, once the planner found it. */
   matched(kind: ResourceKind, scope: Scope, item: DesiredItem, record: LiveRecord): void {
-    this.entry(kind, scope.project).matched.set(item, record);
+    const e = this.entry(kind, scope.project);
+    e.matched.set(item, record);
+    e.byRecord = undefined;
   }
 
   private named(kind: ResourceKind, e: Entry): Map<string, LiveRecord[]> {
@@ -145,6 +150,43 @@ export class ReferenceIndex {
     return (this.named(target, e).get(target.matchKey(name))?.length ?? 0) === 1 ? name : undefined;
   }
 
+  /** The declared item a live record of a kind stands for, where the planner matched one. */
+  private itemOf(e: Entry, record: LiveRecord): DesiredItem | undefined {
+    e.byRecord ??= new Map([...e.matched].map(([item, r]) => [r, item]));
+    return e.byRecord.get(record);
+  }
+
+  /**
+   * A reference the referred item's kind refuses (a flag targeting a cohort with behavioral
+   * criteria): an error at the reference's line. The referred item is seen as it will be after
+   * the plan: its declared fields over its live record.
+   */
+  private checkRefusal(from: ResourceKind, ref: DeclaredReference, scope: Scope, resolved: Resolved): void {
+    const target = this.kinds.find((k) => k.name === ref.kind);
+    if (!target?.refusesReference) return;
+    const e = this.entry(target, scope.project);
+    const view = (item: DesiredItem | undefined, record: LiveRecord | undefined): ReferredItem => ({
+      name: item ? item.key : target.displayKey(record?.[target.identityField]),
+      fields: { ...(record ?? {}), ...(item?.ensure === 'present' ? item.fields : {}) },
+    });
+    const find = (value: unknown): ReferredItem | undefined => {
+      const named = namedReference(value);
+      if (named) {
+        if (named.kind !== target.name) return undefined;
+        const declared = e.declared.get(target.matchKey(named.name));
+        if (declared) return declared.ensure === 'present' ? view(declared, e.matched.get(declared)) : undefined;
+        const found = this.named(target, e).get(target.matchKey(named.name)) ?? [];
+        return found.length === 1 ? view(this.itemOf(e, found[0] as LiveRecord), found[0]) : undefined;
+      }
+      const id = siteId(value);
+      const record = id === undefined ? undefined : this.ids(target, e).get(String(id));
+      return record ? view(this.itemOf(e, record), record) : undefined;
+    };
+    const referred = 'id' in resolved ? view(this.itemOf(e, resolved.record), resolved.record) : view(resolved.item, undefined);
+    const why = target.refusesReference(from.name, referred, find);
+    if (why) throw new HogsyncError('config', `${dottedPath(ref.field, ref.path)}: ${why}`, { position: ref.position });
+  }
+
   /** The ids an item's declared fields hold at its sites once its references are resolved, and the creates it waits for. */
   resolveFields(kind: ResourceKind, scope: Scope, item: DesiredItem): { fields: Record<string, unknown>; after: string[]; uses: Target[] } {
     const refs = item.references ?? [];
@@ -153,6 +195,7 @@ export class ReferenceIndex {
     const after: string[] = [];
     for (const ref of refs) {
       const resolved = this.resolve(ref, scope);
+      this.checkRefusal(kind, ref, scope, resolved);
       const site = kind.references?.find((s) => s.field === ref.field && s.kind === ref.kind);
       const value = 'id' in resolved ? asSiteValue(site ?? { field: ref.field, path: '', key: '', kind: ref.kind }, resolved.id) : new Deferred(resolved.deferred, site?.as);
       if ('deferred' in resolved) after.push(resolved.deferred);

@@ -79,11 +79,26 @@ export function plannedScopes(kind: ResourceKind, org: DesiredOrganization, kind
   return owned ? scopes : scopes.filter((s) => index.byScope.has(`${kind.name}|${scopeKey(s)}`));
 }
 
-/** Collections read only to resolve references by name (kinds the files refer to where they plan none). */
+/**
+ * Collections read only to look items up, where the plan plans none of the kind: kinds the files
+ * refer to by name, and the kinds that may hold a kind's items (`heldByKinds`) where that kind is
+ * pruned or declares items absent (what holds an item decides whether it may go).
+ */
 export function lookupScopes(org: DesiredOrganization, kinds: Kinds): Array<{ kind: ResourceKind; scope: Scope }> {
   const planned = new Set<string>();
   for (const kind of kinds) for (const s of plannedScopes(kind, org, kinds)) planned.add(`${kind.name}|${scopeKey(s)}`);
   const out = new Map<string, { kind: ResourceKind; scope: Scope }>();
+  for (const kind of kinds) {
+    if (!kind.heldByKinds?.length) continue;
+    for (const scope of plannedScopes(kind, org, kinds)) {
+      if (!pruned(kind, org) && !itemsIn(org, kind, scope).some((i) => i.ensure === 'absent')) continue;
+      for (const name of kind.heldByKinds) {
+        const holder = kinds.find((k) => k.name === name);
+        const key = `${name}|${scopeKey(scope)}`;
+        if (holder && !planned.has(key) && !out.has(key)) out.set(key, { kind: holder, scope });
+      }
+    }
+  }
   for (const item of org.items) {
     for (const ref of item.references ?? []) {
       const kind = kinds.find((k) => k.name === ref.kind);

@@ -146,7 +146,7 @@ export interface ChangeView {
 export interface ScopeView {
   scope: Scope;
   /** Declared items of the kind in the scope: identity, fields, where declared. */
-  items: ReadonlyArray<{ key: string; ensure: 'present' | 'absent'; fields: Record<string, unknown>; position?: unknown }>;
+  items: ReadonlyArray<{ key: string; ensure: 'present' | 'absent'; fields: Record<string, unknown>; position?: unknown; pin?: string | number }>;
   /** Live records (gone ones aside). */
   records: readonly LiveRecord[];
   /** Live records the kind's `isGone` says are gone (a deleted flag still listed). */
@@ -181,7 +181,15 @@ export interface HoldView {
   items: ScopeView['items'];
   /** Whether the files prune the kind in the scope. */
   prune: boolean;
+  /**
+   * The kinds of the kind's `heldByKinds` in the same scope, where their collections were read:
+   * their live records (gone ones aside), declared items, and whether the files prune them.
+   */
+  holders?: ReadonlyMap<KindName, Omit<HoldView, 'holders'>>;
 }
+
+/** An item another item refers to, as a kind's `refusesReference` sees it: its identity, and its fields (declared over live). */
+export interface ReferredItem { name: string; fields: Record<string, unknown> }
 
 /** Where a kind's offline rule found a problem in one declared entry as written. */
 export interface EntryProblem {
@@ -335,6 +343,20 @@ export interface ResourceKind {
    * the holder. Asked once per scope, only where a record would otherwise be pruned or listed.
    */
   heldBy?(view: HoldView): ReadonlyMap<LiveRecord, readonly HeldBy[]>;
+  /**
+   * Kinds whose items may hold this kind's items (a flag holds the cohorts it targets): where this
+   * kind is pruned or declares items absent, their collections of the same scope are read too (as
+   * lookups), and `heldBy` sees them (`HoldView.holders`).
+   */
+  readonly heldByKinds?: readonly KindName[];
+  /**
+   * Optional: why an item of kind `from` may not refer to this item (a flag may not target a cohort
+   * with behavioral criteria), or undefined. `find` looks up an item of this kind that the referred
+   * one refers to in turn (an id or `{ KIND: NAME }` as its fields hold it), in the same scope.
+   * Asked by validate for references to items the files declare, and by the plan for every
+   * reference it resolves; the answer is an error at the reference's file:line:col.
+   */
+  refusesReference?(from: KindName, target: ReferredItem, find: (value: unknown) => ReferredItem | undefined): string | undefined;
   /**
    * Optional: the kind's own offline rules for one declared entry (or one project's override of
    * a shared one) as written, beyond what the JSON Schema can say; validate reports each problem

@@ -98,13 +98,22 @@ export function composeSchema(base: Node, kinds: readonly ComposedKind[], fragme
           description: `Organization-level ${plural(kind)} only: per ${label(parent)} (id or alias), ${label(kind)} fields whose value differs in that ${label(parent)}. Each field given replaces the shared value whole.`,
         },
       };
-      const own = [kind.identityField, 'ensure', ...('renamed_from' in props(def) ? ['renamed_from'] : []), 'projects', 'overrides'];
+      // An `id:` pin (kinds whose names repeat) names one parent's item: ids differ per parent.
+      const pins = kind.identityField !== 'id' && props(def).id?.['x-config-only'] === true;
+      const own = [kind.identityField, ...(pins ? ['id'] : []), 'ensure', ...('renamed_from' in props(def) ? ['renamed_from'] : []), 'projects', 'overrides'];
       defs[`${kind.name}_override`] = {
         type: 'object', $ref: ref(kind.name),
         propertyNames: { not: { enum: own }, 'x-reason': `${words(own)} belong to the ${label(kind)} itself, not to one ${label(parent)}'s override` },
         description: list.override,
       };
-      properties[kind.configKey] = { type: 'array', items: { type: 'object', $ref: ref(kind.name), required: [kind.identityField] }, description: list.shared };
+      const sharedItems: Node = { type: 'object', $ref: ref(kind.name), required: [kind.identityField] };
+      if (pins) {
+        sharedItems.propertyNames = {
+          not: { enum: ['id'] },
+          'x-reason': `an id pins one ${label(parent)}'s ${label(kind)} (ids differ per ${label(parent)}): declare that ${label(kind)} in its ${label(parent)}'s own ${kind.configKey} list`,
+        };
+      }
+      properties[kind.configKey] = { type: 'array', items: sharedItems, description: list.shared };
     }
 
     if (kind.prunable) prune[kind.configKey] = { type: 'boolean', description: fragment.prune };

@@ -10,6 +10,7 @@ import type { LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
 import { mapLimit } from '../util/map-limit.js';
 import { getRecord, listRecords } from './live-state.js';
+import { withReferred } from './referred.js';
 
 export async function readAddressed(api: ApiPort, organization: string, targets: TargetSet, parallelism: number, kinds: Kinds = KINDS): Promise<LiveState> {
   const orgScope: Scope = { organization, project: null };
@@ -42,5 +43,6 @@ export async function readAddressed(api: ApiPort, organization: string, targets:
     ...top.map((kind) => ({ kind, scope: orgScope, records: records.get(kind) ?? [] })),
     ...children.map(({ kind, scope }, i) => ({ kind, scope, records: childRecords[i] ?? [] })),
   ];
-  return liveStateOf(collections);
+  // What those items refer to by id (a flag's cohorts), only where they do: to show it by name.
+  return liveStateOf(await withReferred(api, collections, kinds, parallelism));
 }

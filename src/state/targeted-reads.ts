@@ -2,7 +2,8 @@
 // hold a targeted item, only the GETs of targeted items, and a kind's list only where a
 // target could name an item no file declares (a glob). A one-flag change reads one list.
 import type { TargetSet } from '../plan/targeting.js';
-import { parentKeyOf } from '../resources/kind.js';
+import { parentKeyOf, type ResourceKind } from '../resources/kind.js';
+import { KINDS, type Kinds } from '../resources/registry.js';
 import type { CollectionRead } from './targets.js';
 
 /** A key no declared item has: only a target with a glob in its key part matches it. */
@@ -13,11 +14,21 @@ export function scopePrefix(read: Pick<CollectionRead, 'kind' | 'scope'>): strin
   return `${read.kind.name}:${read.scope.organization}/${parent === null ? '' : `${parent}/`}`;
 }
 
-export function restrictReads(reads: readonly CollectionRead[], targets: TargetSet): CollectionRead[] {
+/**
+ * The kinds whose targeted items need a kind's collection of their scope: those that refer to its
+ * items by name (to resolve the names), and those that may hold its items (`heldByKinds`: what
+ * holds an item decides whether it may go).
+ */
+function usersOf(kind: ResourceKind, kinds: Kinds): ResourceKind[] {
+  return kinds.filter((k) => k !== kind && ((k.references ?? []).some((s) => s.kind === kind.name) || (k.heldByKinds ?? []).includes(kind.name)));
+}
+
+export function restrictReads(reads: readonly CollectionRead[], targets: TargetSet, kinds: Kinds = KINDS): CollectionRead[] {
   const out: CollectionRead[] = [];
   for (const read of reads) {
     const prefix = scopePrefix(read);
-    if (!targets.couldMatchUnder(prefix)) continue;
+    const needed = targets.couldMatchUnder(prefix) || usersOf(read.kind, kinds).some((k) => targets.couldMatchUnder(scopePrefix({ kind: k, scope: read.scope })));
+    if (!needed) continue;
     if (read.ids.length === 0) {
       out.push(read);
       continue;

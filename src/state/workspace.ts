@@ -8,6 +8,7 @@ import { labelOf, type LiveRecord, type ResourceKind, type Scope } from '../reso
 import { KINDS, type Kinds } from '../resources/registry.js';
 import { mapLimit } from '../util/map-limit.js';
 import { getRecord, listRecords } from './live-state.js';
+import { withReferred } from './referred.js';
 
 /** The kinds `export` writes unless `--kind` names others: every kind but those read whole only on request. */
 export function defaultExportKinds(kinds: Kinds = KINDS): ResourceKind[] {
@@ -70,5 +71,6 @@ export async function readWorkspace(api: ApiPort, organization: string, named: n
     ...top.map((kind) => ({ kind, scope: orgScope, records: records.get(kind) ?? [] })),
     ...children.map(({ kind, scope }, i) => ({ kind, scope, records: childRecords[i] ?? [] })),
   ];
-  return liveStateOf(collections);
+  // 4. What those refer to by id and was not read (a flag's cohorts, when only flags are exported): to write names.
+  return liveStateOf(await withReferred(api, collections, kinds, parallelism));
 }
