@@ -14,9 +14,9 @@ const ACCEPT = fileURLToPath(new URL('./fixtures/flags-corpus/accept/', import.m
 
 let ws: Workspace;
 beforeAll(async () => {
-  // Flag dependencies in the corpus name flag id 1: the seed's first flag.
+  // Flag dependencies in the corpus name flag id 1: the seed's first flag; cohort conditions cohorts 42 and 43.
   const sandbox = await inProcessSandbox({
-    seed: { organizations: [{ id: ORG, projects: [{ id: 12345, feature_flags: [{ key: 'base', active: true, filters: { groups: [{ rollout_percentage: 100 }] } }] }] }] },
+    seed: { organizations: [{ id: ORG, projects: [{ id: 12345, cohorts: [{ id: 42, name: 'Corpus cohort' }, { id: 43, name: 'Other corpus cohort' }], feature_flags: [{ key: 'base', active: true, filters: { groups: [{ rollout_percentage: 100 }] } }] }] }] },
   });
   ws = workspace(sandbox);
 });

@@ -39,7 +39,7 @@ const flag = async (key: string, query = '') => (await live(query)).find((f) => 
 
 describe('flags the API rewrites', () => {
   it('applies a flag with groups, a split, payloads, aggregation and cohort conditions, then plans empty', async () => {
-    await start();
+    await start([], { cohorts: [{ id: 42, name: 'Adults' }] });
     const file = ws.write('flags.yaml', config(`projects:
   - id: ${P}
     feature_flags:

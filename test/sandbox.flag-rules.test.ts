@@ -37,7 +37,8 @@ async function keys(c: Api, query = ''): Promise<string[]> {
 
 describe('sandbox flags: filters as the API rewrites them', () => {
   it('sets the aggregation index everywhere, defaults properties, stringifies payloads and keys, rewrites min/max, drops holdouts', async () => {
-    const { c } = await sandbox();
+    // The cohort a condition names must exist in the project: the API answers its name beside its id.
+    const { c } = await sandbox({ cohorts: [{ id: 7, name: 'Beta testers' }] });
     const dep = await create(c, { key: 'base', filters: ALL });
     const flag = await create(c, {
       key: 'rewritten',
@@ -62,7 +63,7 @@ describe('sandbox flags: filters as the API rewrites them', () => {
     expect(groups[0]).toEqual({ properties: [], rollout_percentage: 20, aggregation_group_type_index: null });
     expect((groups[1]?.properties as Rec[]).map((p) => p.operator)).toEqual(['gte', 'lte']);
     expect((groups[2]?.properties as Rec[])[0]?.key).toBe(String(dep.id));
-    expect((groups[3]?.properties as Rec[])[0]?.cohort_name).toBe('Cohort 7');
+    expect((groups[3]?.properties as Rec[])[0]?.cohort_name).toBe('Beta testers');
   });
 
   it('copies a group aggregation into every condition and refuses person properties there', async () => {

@@ -37,11 +37,11 @@ describe('expectNoSecret (the check the rest of this file relies on)', () => {
 // 1. Every sandbox endpoint: 401 without a valid key, 403 naming the scope without it.
 // ---------------------------------------------------------------------------------------------
 
-const OBJECTS = ['project', 'organization', 'feature_flag', 'activity_log', 'event_definition'] as const;
+const OBJECTS = ['project', 'organization', 'feature_flag', 'activity_log', 'event_definition', 'cohort', 'action'] as const;
 type Scope = `${(typeof OBJECTS)[number]}:${'read' | 'write'}`;
 const SCOPES: Scope[] = OBJECTS.flatMap((o) => [`${o}:read`, `${o}:write`] as Scope[]);
 
-interface Ids { role: number; proxy: string; flag: number; approve: string; reject: string; definition: string }
+interface Ids { role: number; proxy: string; flag: number; approve: string; reject: string; definition: string; cohort: number; action: number }
 interface Endpoint {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** The sandbox route pattern it exercises (checked against the route table). */
@@ -104,6 +104,18 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', pattern: '/api/projects/:project/event_definitions/:id/', path: (ids) => `/api/projects/${PROJECT}/event_definitions/${ids.definition}/`, scope: 'event_definition:read' },
   { method: 'PATCH', pattern: '/api/projects/:project/event_definitions/:id/', path: (ids) => `/api/projects/${PROJECT}/event_definitions/${ids.definition}/`, scope: 'event_definition:write', body: { description: 'x' } },
   { method: 'DELETE', pattern: '/api/projects/:project/event_definitions/:id/', path: (ids) => `/api/projects/${PROJECT}/event_definitions/${ids.definition}/`, scope: 'event_definition:write' },
+  ...(['cohort', 'action'] as const).flatMap((kind): Endpoint[] => {
+    const list = `/api/projects/${PROJECT}/${kind}s/`;
+    const pattern = `/api/projects/:project/${kind}s/`;
+    return [
+      { method: 'GET', pattern, path: () => list, scope: `${kind}:read` },
+      { method: 'POST', pattern, path: () => list, scope: `${kind}:write`, body: { name: `New ${kind}` } },
+      { method: 'GET', pattern: `${pattern}:id/`, path: (ids) => `${list}${ids[kind]}/`, scope: `${kind}:read` },
+      { method: 'PATCH', pattern: `${pattern}:id/`, path: (ids) => `${list}${ids[kind]}/`, scope: `${kind}:write`, body: { description: 'x' } },
+      // Answers 405 to a caller that may write: both are deleted with PATCH {"deleted": true}.
+      { method: 'DELETE', pattern: `${pattern}:id/`, path: (ids) => `${list}${ids[kind]}/`, scope: `${kind}:write` },
+    ];
+  }),
   { method: 'GET', pattern: '/api/projects/:project/change_requests/', path: () => `/api/projects/${PROJECT}/change_requests/`, scope: 'feature_flag:read' },
   { method: 'GET', pattern: '/api/projects/:project/change_requests/:id/', path: (ids) => `/api/projects/${PROJECT}/change_requests/${ids.approve}/`, scope: 'feature_flag:read' },
   { method: 'POST', pattern: '/api/projects/:project/change_requests/:id/approve/', path: (ids) => `/api/projects/${PROJECT}/change_requests/${ids.approve}/approve/`, scope: 'feature_flag:write', body: {} },
@@ -138,6 +150,8 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
         feature_flags: [{ key: 'existing', name: 'Existing', active: true, filters: { groups: [{ properties: [], rollout_percentage: 50 }] } }],
         persons: [{ distinct_id: 'user-1', properties: {} }],
         event_definitions: [{ name: 'signed_up' }],
+        cohorts: [{ name: 'Staff' }],
+        actions: [{ name: 'Signed up', steps: [{ event: 'signed_up' }] }],
       }],
       proxy_records: [{ domain: 'e.example.com', status: 'valid' }],
       roles: [{ name: 'Support' }],
@@ -158,6 +172,8 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
       approve: '',
       reject: '',
       definition: String((await first(`/api/projects/${PROJECT}/event_definitions/`)).id),
+      cohort: (await first(`/api/projects/${PROJECT}/cohorts/`)).id as number,
+      action: (await first(`/api/projects/${PROJECT}/actions/`)).id as number,
     };
     ids.approve = ((await admin.patch(`${flags}${ids.flag}/`, { active: false })).body as { change_request_id: string }).change_request_id;
     ids.reject = ((await admin.patch(`${flags}${ids.flag}/`, { filters: { groups: [{ properties: [], rollout_percentage: 60 }] } })).body as { change_request_id: string }).change_request_id;
@@ -201,8 +217,9 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
     const order = (e: Endpoint) => (e.method !== 'DELETE' ? 0 : e.pattern === item ? 2 : 1);
     for (const e of [...scoped].sort((a, b) => order(a) - order(b))) {
       const r = await api(sandbox.baseUrl, only[e.scope]).call(e.method, e.path(ids), e.body);
-      // Flags are deleted with PATCH {"deleted": true}, event definitions never: a DELETE answers 405 to a caller that may write.
-      const expected = e.method === 'DELETE' && (e.scope === 'feature_flag:write' || e.scope === 'event_definition:write') ? [405] : [200, 201, 204];
+      // Flags, cohorts and actions are deleted with PATCH {"deleted": true}, event definitions never: a DELETE answers 405 to a caller that may write.
+      const softDeleted = ['feature_flag:write', 'event_definition:write', 'cohort:write', 'action:write'];
+      const expected = e.method === 'DELETE' && softDeleted.includes(e.scope) ? [405] : [200, 201, 204];
       expect({ endpoint: label(e), status: r.status }, JSON.stringify(r.body)).toEqual({ endpoint: label(e), status: expect.toBeOneOf(expected) });
     }
   });

@@ -6,11 +6,16 @@ import type { KindName, ResourceKind } from './kind.js';
 import { project } from './project/kind.js';
 import { proxyRecord } from './proxy_record/kind.js';
 import { role } from './role/kind.js';
+import { action } from './action/kind.js';
+import { cohort } from './cohort/kind.js';
 import { featureFlag } from './feature_flag/kind.js';
 import { eventDefinition } from './event_definition/kind.js';
 
-/** In the order plans list them and apply creates them; parents before their children. */
-export const KINDS: readonly ResourceKind[] = [project, proxyRecord, role, featureFlag, eventDefinition];
+/**
+ * In the order plans list them and apply creates them; parents before their children, and kinds
+ * referred to by name before the kinds that refer to them (actions, then cohorts, then flags).
+ */
+export const KINDS: readonly ResourceKind[] = [project, proxyRecord, role, action, cohort, featureFlag, eventDefinition];
 
 export type Kinds = readonly ResourceKind[];
 

@@ -11,12 +11,14 @@
 //   - the operators `min`/`max` become `gte`/`lte`; property keys are stored as strings;
 //   - `holdout_groups` and `super_groups` are dropped;
 //   - `flag` properties name the id of an active flag of the project; cycles are refused;
-//   - `cohort_name` is added to cohort properties when a flag is rendered (never stored).
+//   - `cohort` properties name a cohort of the project without behavioral criteria (the cohort
+//     model's flagCohortProblem); `cohort_name` is added to them when a flag is rendered (never stored).
 // Encrypted payloads (`has_encrypted_payloads`) are stored encrypted and rendered decrypted, as
 // the real API answers personal API keys.
 import { validationError } from '../../sandbox/errors.js';
 import { clone, isObject, type Json, type JsonObject } from '../../sandbox/json.js';
 import type { FeatureFlagState, SandboxState } from '../../sandbox/state.js';
+import { cohortName, flagCohortProblem } from '../cohort/sandbox.js';
 
 const MAX_GROUP_TYPE_INDEX = 4;
 const ENCRYPTED_PREFIX = 'sandbox-encrypted:';
@@ -65,6 +67,11 @@ function checkDependencies(filters: JsonObject, ctx: FiltersContext): void {
     for (const p of g.properties as JsonObject[]) {
       if (p.type === 'flag' && !/^\d+$/.test(String(p.key))) {
         fail(`Flag dependencies must reference flag IDs (integers), not flag keys. Invalid reference: '${String(p.key)}'`);
+      }
+      // A cohort must exist in the project and have no behavioral criteria (the cohort model says why not).
+      if (p.type === 'cohort') {
+        const problem = flagCohortProblem(state, project, p.value);
+        if (problem) throw problem;
       }
     }
   }
@@ -210,14 +217,13 @@ export function decryptPayloads(filters: JsonObject): JsonObject {
   return { ...filters, payloads };
 }
 
-/** The filters as an answer shows them: payloads decrypted, `cohort_name` on cohort properties. */
-export function renderFilters(flag: FeatureFlagState): JsonObject {
+/** The filters as an answer shows them: payloads decrypted, `cohort_name` on cohort properties (null for a cohort the project does not hold). */
+export function renderFilters(flag: FeatureFlagState, state: SandboxState): JsonObject {
   const filters = clone(flag.has_encrypted_payloads ? decryptPayloads(flag.filters) : flag.filters);
   for (const g of Array.isArray(filters.groups) ? filters.groups : []) {
     if (!isObject(g) || !Array.isArray(g.properties)) continue;
     for (const p of g.properties) {
-      // The sandbox keeps no cohorts: every cohort id gets a name derived from it.
-      if (isObject(p) && p.type === 'cohort') p.cohort_name = `Cohort ${String(p.value)}`;
+      if (isObject(p) && p.type === 'cohort') p.cohort_name = cohortName(state, flag.project, p.value);
     }
   }
   return filters;

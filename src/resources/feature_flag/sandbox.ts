@@ -91,7 +91,7 @@ export function renderFlag(state: SandboxState, f: FeatureFlagState): JsonObject
     id: f.id,
     name: f.name,
     key: f.key,
-    filters: renderFilters(f),
+    filters: renderFilters(f, state),
     deleted: f.deleted,
     active: f.active,
     archived: f.archived ?? false,
@@ -128,13 +128,13 @@ export function renderFlag(state: SandboxState, f: FeatureFlagState): JsonObject
 }
 
 /** The short form local_evaluation and my_flags answer with. */
-export function renderFlagMinimal(f: FeatureFlagState): JsonObject {
+export function renderFlagMinimal(f: FeatureFlagState, state: SandboxState): JsonObject {
   return {
     id: f.id,
     team_id: f.project,
     name: f.name,
     key: f.key,
-    filters: renderFilters(f),
+    filters: renderFilters(f, state),
     deleted: f.deleted,
     active: f.active,
     ensure_experience_continuity: f.ensure_experience_continuity,
@@ -516,7 +516,7 @@ const evaluationReasons: Handler = (ctx) => ctx.store.read((state) => {
 
 const localEvaluation: Handler = (ctx) => ctx.store.read((state) => {
   const project = projectOf(ctx, state);
-  return { status: 200, body: { flags: evaluatedFlags(state, project.id).map(renderFlagMinimal), group_type_mapping: {}, cohorts: {} } };
+  return { status: 200, body: { flags: evaluatedFlags(state, project.id).map((f) => renderFlagMinimal(f, state)), group_type_mapping: {}, cohorts: {} } };
 });
 
 /** The caller's own flags: evaluated for the sandbox user (a seed person with the same distinct_id, if any). */
@@ -524,7 +524,7 @@ const myFlags: Handler = (ctx) => ctx.store.read((state) => {
   const project = projectOf(ctx, state);
   const found = personFor(state, project.id, state.user.distinct_id);
   const person: Person = Object.keys(found.properties).length > 0 ? found : { distinct_id: found.distinct_id, properties: { email: state.user.email } };
-  const body = evaluatedFlags(state, project.id).map((f) => ({ feature_flag: renderFlagMinimal(f), value: evaluateFlag(f, person).value }));
+  const body = evaluatedFlags(state, project.id).map((f) => ({ feature_flag: renderFlagMinimal(f, state), value: evaluateFlag(f, person).value }));
   return { status: 200, body };
 });
 
