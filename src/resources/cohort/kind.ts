@@ -192,11 +192,7 @@ function checkLoops(view: ScopeView): ScopeCheck {
   const names = new Map<string, string>();
   const edges = new Map<string, string[]>();
   const positions = new Map<string, unknown>();
-  for (const r of view.records) {
-    const node = nodeOfRecord(r);
-    names.set(node, String(r.name));
-    if (!declared.has(String(r.name))) edges.set(node, includedCohorts(r.filters).flatMap((v) => nodeOf(v) ?? []));
-  }
+  // Declared cohorts first: a loop is said from the first one the files declare.
   for (const item of declared.values()) {
     const node = `n:${item.key}`;
     names.set(node, item.key);
@@ -208,6 +204,11 @@ function checkLoops(view: ScopeView): ScopeCheck {
     const live = view.records.find((r) => String(r.name) === item.key);
     const filters = 'filters' in item.fields ? item.fields.filters : live?.filters;
     edges.set(node, includedCohorts(filters).flatMap((v) => nodeOf(v) ?? []));
+  }
+  for (const r of view.records) {
+    const node = nodeOfRecord(r);
+    if (!names.has(node)) names.set(node, String(r.name));
+    if (!declared.has(String(r.name))) edges.set(node, includedCohorts(r.filters).flatMap((v) => nodeOf(v) ?? []));
   }
   const cycle = findLoop(edges);
   if (!cycle) return {};
