@@ -1,4 +1,6 @@
-// plan_scale and plan_cpu: 200 declared projects × 100 flags, 50 roles, 2 proxy records.
+// plan_scale and plan_cpu: 200 declared projects × 100 flags, 50 roles, 2 proxy records; and
+// plan_scale_audiences: the same workspace with 5 cohorts and 5 actions declared in every project
+// too (three project-level kinds), one cohort built on an action by name.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +11,7 @@ import { BIN, ORG, startSandbox, timed } from './support.js';
 // PAGE: the page size hogsync's lists ask for (LIST_PAGE_SIZE, `limit=1000`; the sandbox, like
 // the API, answers pages that size).
 const PROJECTS = 200, FLAGS = 100, ROLES = 50, PROXIES = 2, PAGE = 1000, PARALLELISM = 10;
+const COHORTS = 5, ACTIONS = 5;
 /** The real API's budget for one personal key: 4800 requests per sliding hour (480 per minute). */
 const HOURLY_LIMIT = 4800;
 /** What a full plan of this workspace cost before lists asked for large pages: it must not grow. */
@@ -34,11 +37,40 @@ function workspace() {
   return { seed, files };
 }
 
-async function runPlan(dir, latency) {
-  const sandbox = await startSandbox(['--seed', join(dir, 'seed.json'), '--latency', String(latency)]);
+/**
+ * The plan_scale workspace with cohorts and actions in every project: the files declare them as
+ * they are live, cohorts by name, the last one built on an action by name ({ action: NAME }),
+ * which the seed holds by id (actions are seeded first, numbered in project order).
+ */
+function withAudiences({ seed, files }) {
+  const projects = seed.organizations[0].projects.map((p, i) => {
+    const actions = Array.from({ length: ACTIONS }, (_, a) => ({ name: `Action ${a}`, description: `Action ${a} of ${p.name}`, steps: [{ event: `event_${a}`, url: `/page/${a}` }] }));
+    const criterion = (c) => ({ type: 'person', key: 'email', operator: 'icontains', value: `@team${c}.example.com` });
+    const behavioral = (key) => ({ type: 'behavioral', key, value: 'performed_event', event_type: 'actions', time_value: 30, time_interval: 'day' });
+    const cohort = (c, key) => ({
+      name: `Cohort ${c}`,
+      filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [c === COHORTS - 1 ? behavioral(key) : criterion(c)] }] } },
+    });
+    const firstAction = i * ACTIONS + 1;
+    return {
+      seed: { ...p, actions, cohorts: Array.from({ length: COHORTS }, (_, c) => cohort(c, firstAction)) },
+      file: { actions, cohorts: Array.from({ length: COHORTS }, (_, c) => cohort(c, { action: 'Action 0' })) },
+    };
+  });
+  const audienceSeed = { organizations: [{ ...seed.organizations[0], projects: projects.map((p) => p.seed) }] };
+  const audienceFiles = { ...files };
+  seed.organizations[0].projects.forEach((p, i) => {
+    const name = `project-${p.id}.yaml`;
+    audienceFiles[name] = { ...files[name], projects: [{ ...files[name].projects[0], ...projects[i].file }] };
+  });
+  return { seed: audienceSeed, files: audienceFiles };
+}
+
+async function runPlan(dir, latency, variant = '') {
+  const sandbox = await startSandbox(['--seed', join(dir, `seed${variant}.json`), '--latency', String(latency)]);
   try {
     await sandbox.resetStats();
-    const r = await timed(process.execPath, ['bench/plan-worker.js', join(dir, 'config')], { stdout: 'pipe', env: sandbox.env });
+    const r = await timed(process.execPath, ['bench/plan-worker.js', join(dir, `config${variant}`)], { stdout: 'pipe', env: sandbox.env });
     if (r.code !== 0) throw new Error(`plan worker failed (${r.code})`);
     const stats = await sandbox.stats();
     return { ...JSON.parse(r.stdout), sandbox_requests: stats.requests };
@@ -93,6 +125,13 @@ export async function planBenchmarks() {
     const terraform = PROJECTS * (1 + FLAGS) + ROLES + PROXIES;
     const cpu = await runPlan(dir, 0);
     const pr = await runPrPlan(dir, files, latency);
+    // Three project-level kinds declared: one more list per project and kind (actions answer one plain list).
+    const audiences = withAudiences({ seed, files });
+    writeFileSync(join(dir, 'seed-audiences.json'), JSON.stringify(audiences.seed));
+    mkdirSync(join(dir, 'config-audiences'));
+    for (const [name, doc] of Object.entries(audiences.files)) writeFileSync(join(dir, 'config-audiences', name), stringify(doc));
+    const audienceMinimum = minimum + PROJECTS * (Math.ceil(COHORTS / PAGE) + 1);
+    const threeKinds = await runPlan(dir, latency, '-audiences');
     return {
       plan_scale: {
         requests: scale.sandbox_requests,
@@ -104,6 +143,14 @@ export async function planBenchmarks() {
         one_get_per_resource_requests: terraform,
         one_get_per_resource_ratio: Math.round((terraform / scale.sandbox_requests) * 10) / 10,
         targets: { requests: 'minimum', wall_over_bound: 1.5 },
+      },
+      plan_scale_audiences: {
+        requests: threeKinds.sandbox_requests,
+        minimum_requests: audienceMinimum,
+        changes: threeKinds.changes,
+        kinds: ['feature_flags', 'cohorts', 'actions'],
+        read_wall_ms: Math.round(threeKinds.read_ms),
+        targets: { requests: 'minimum' },
       },
       hourly_budget: {
         requests_per_plan: scale.sandbox_requests,

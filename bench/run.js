@@ -12,7 +12,7 @@ const log = (text) => { if (!json) process.stderr.write(`${text}\n`); };
 
 const results = {};
 if (want('startup')) { log('startup …'); results.startup = await startup(); }
-if (want('plan')) { log('plan_scale, hourly_budget, plan_cpu, pr_plan (200 projects × 100 flags) …'); Object.assign(results, await planBenchmarks()); }
+if (want('plan')) { log('plan_scale, plan_scale_audiences, hourly_budget, plan_cpu, pr_plan (200 projects × 100 flags; then with cohorts and actions) …'); Object.assign(results, await planBenchmarks()); }
 if (want('apply')) { log('apply_rate (300 updates under a rate limit; about 80 s) …'); results.apply_rate = await applyRate(); }
 
 if (json) {
@@ -32,6 +32,10 @@ if (json) {
     row('plan_scale', 'live read wall', `${p.read_wall_ms} ms (bound ${p.bound_ms} ms, ${p.wall_over_bound}×)`, '≤ 1.5× bound', p.wall_over_bound <= 1.5);
     row('plan_scale', 'whole plan wall', `${p.total_wall_ms} ms`, '');
     row('plan_scale', 'one GET per resource', `${p.one_get_per_resource_requests} requests (${p.one_get_per_resource_ratio}× more)`, '');
+  }
+  const a3 = results.plan_scale_audiences;
+  if (a3) {
+    row('plan_scale', `requests, ${a3.kinds.join(' + ')} declared`, `${a3.requests} (minimum ${a3.minimum_requests})`, '= minimum', a3.requests === a3.minimum_requests);
   }
   const h = results.hourly_budget;
   if (h) {
