@@ -1,6 +1,6 @@
 // plan_scale and plan_cpu: 200 declared projects × 100 flags, 50 roles, 2 proxy records.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -32,6 +32,40 @@ function workspace() {
   const files = { 'organization.yaml': { organization: ORG, roles, proxy_records } };
   for (const p of projects) files[`project-${p.id}.yaml`] = { organization: ORG, projects: [{ ...p, timezone: 'Europe/Berlin' }] };
   return { seed, files };
+}
+
+/** Event definitions each project holds (the events that arrived), and how many of them the files describe. */
+const DEFINITIONS = 20, DESCRIBED = 3;
+
+/**
+ * plan_kinds: the plan_scale workspace with more project-level kinds declared in every project
+ * (besides its flags: DESCRIBED event definitions of DEFINITIONS), planned by the CLI: its
+ * requests beside the minimum (one list per listed kind per project, one search per declared
+ * event definition: never the whole dictionary).
+ */
+async function runPlanKinds(dir, files, latency) {
+  const seed = JSON.parse(readFileSync(join(dir, 'seed.json'), 'utf8'));
+  for (const project of seed.organizations[0].projects) project.event_definitions = Array.from({ length: DEFINITIONS }, (_, i) => ({ name: `event_${i}` }));
+  writeFileSync(join(dir, 'seed-kinds.json'), JSON.stringify(seed));
+  const config = join(dir, 'config-kinds');
+  mkdirSync(config);
+  for (const [name, doc] of Object.entries(files)) {
+    const copy = structuredClone(doc);
+    for (const project of copy.projects ?? []) project.event_definitions = Array.from({ length: DESCRIBED }, (_, i) => ({ name: `event_${i}`, description: `Event ${i}` }));
+    writeFileSync(join(config, name), stringify(copy));
+  }
+  const sandbox = await startSandbox(['--seed', join(dir, 'seed-kinds.json'), '--latency', String(latency)]);
+  try {
+    await sandbox.resetStats();
+    const r = await timed(process.execPath, [BIN, 'plan', config, '--format', 'json'], { stdout: 'pipe', env: sandbox.env });
+    if (r.code !== 0) throw new Error(`plan of several kinds failed (${r.code})`);
+    const stats = await sandbox.stats();
+    const plan = JSON.parse(r.stdout);
+    const minimum = Math.ceil(PROJECTS / PAGE) + PROJECTS * (1 + Math.ceil(FLAGS / PAGE) + DESCRIBED) + Math.ceil(ROLES / PAGE) + Math.ceil(PROXIES / PAGE);
+    return { requests: stats.requests, minimum_requests: minimum, kinds: ['feature_flags', 'event_definitions'], wall_ms: Math.round(r.ms), changes: plan.changes.length };
+  } finally {
+    await sandbox.stop();
+  }
 }
 
 async function runPlan(dir, latency) {
@@ -93,6 +127,7 @@ export async function planBenchmarks() {
     const terraform = PROJECTS * (1 + FLAGS) + ROLES + PROXIES;
     const cpu = await runPlan(dir, 0);
     const pr = await runPrPlan(dir, files, latency);
+    const kinds = await runPlanKinds(dir, files, latency);
     return {
       plan_scale: {
         requests: scale.sandbox_requests,
@@ -121,6 +156,7 @@ export async function planBenchmarks() {
         changes: cpu.changes,
         targets: { cpu_ms: 1500, peak_rss_mb: 250 },
       },
+      plan_kinds: { ...kinds, targets: { requests: 'minimum' } },
       pr_plan: {
         requests: pr.requests,
         wall_ms: pr.wall_ms,

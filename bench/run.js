@@ -12,7 +12,7 @@ const log = (text) => { if (!json) process.stderr.write(`${text}\n`); };
 
 const results = {};
 if (want('startup')) { log('startup …'); results.startup = await startup(); }
-if (want('plan')) { log('plan_scale, hourly_budget, plan_cpu, pr_plan (200 projects × 100 flags) …'); Object.assign(results, await planBenchmarks()); }
+if (want('plan')) { log('plan_scale, hourly_budget, plan_cpu, pr_plan, plan_kinds (200 projects × 100 flags) …'); Object.assign(results, await planBenchmarks()); }
 if (want('apply')) { log('apply_rate (300 updates under a rate limit; about 80 s) …'); results.apply_rate = await applyRate(); }
 
 if (json) {
@@ -37,6 +37,10 @@ if (json) {
   if (h) {
     row('hourly_budget', 'requests per full plan', String(h.requests_per_plan), `≤ ${h.baseline_requests_per_plan}`, h.requests_per_plan <= h.baseline_requests_per_plan);
     row('hourly_budget', 'full plans per hour (one key)', `${h.plans_per_hour} (of ${h.hourly_limit} requests/hour)`, '');
+  }
+  const k = results.plan_kinds;
+  if (k) {
+    row('plan_kinds', `full plan, project-level kinds: ${k.kinds.join(', ')}`, `${k.requests} requests (minimum ${k.minimum_requests})`, '= minimum', k.requests === k.minimum_requests);
   }
   const pr = results.pr_plan;
   if (pr) {
