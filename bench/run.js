@@ -1,8 +1,9 @@
-// `npm run bench [-- --json] [-- --only startup,plan,apply]`: every performance figure of
+// `npm run bench [-- --json] [-- --only=startup,validate,plan,apply]`: every performance figure of
 // hogsync, measured against the real CLI and a sandbox process on loopback.
 import { startup } from './startup.js';
 import { planBenchmarks } from './plan-scale.js';
 import { applyRate } from './apply-rate.js';
+import { validateErrors } from './validate-errors.js';
 
 const json = process.argv.includes('--json');
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
@@ -12,6 +13,7 @@ const log = (text) => { if (!json) process.stderr.write(`${text}\n`); };
 
 const results = {};
 if (want('startup')) { log('startup …'); results.startup = await startup(); }
+if (want('validate')) { log('validate_errors (20 000 roles, one wrong value each) …'); results.validate_errors = await validateErrors(); }
 if (want('plan')) { log('plan_scale, hourly_budget, plan_cpu, pr_plan, plan_kinds (200 projects × 100 flags) …'); Object.assign(results, await planBenchmarks()); }
 if (want('apply')) { log('apply_rate (300 updates under a rate limit; about 80 s) …'); results.apply_rate = await applyRate(); }
 
@@ -25,6 +27,10 @@ if (json) {
     row('startup', 'node -e 0', `${s.node_ms} ms`, '');
     row('startup', '--version', `${s.version_ms} ms (${s.version_ratio}×)`, '≤ 1.3×', s.version_ratio <= 1.3);
     row('startup', 'validate examples/basic', `${s.validate_ms} ms (${s.validate_ratio}×)`, '≤ 2×', s.validate_ratio <= 2);
+  }
+  const ve = results.validate_errors;
+  if (ve) {
+    row('validate_errors', `validate, ${ve.errors} errors in one file`, `${ve.wall_ms} ms (valid file: ${ve.valid_wall_ms} ms)`, '≤ 2000 ms', ve.wall_ms <= 2000);
   }
   const p = results.plan_scale;
   if (p) {
