@@ -1,8 +1,8 @@
 // plan_scale and plan_cpu: 200 declared projects × 100 flags, 50 roles, 2 proxy records; and
-// plan_scale_audiences: the same workspace with 5 cohorts and 5 actions declared in every project
-// too (three project-level kinds), one cohort built on an action by name.
+// plan_kinds: the same workspace with more project-level kinds declared in every project (event
+// definitions; cohorts and actions).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -37,40 +37,76 @@ function workspace() {
   return { seed, files };
 }
 
-/**
- * The plan_scale workspace with cohorts and actions in every project: the files declare them as
- * they are live, cohorts by name, the last one built on an action by name ({ action: NAME }),
- * which the seed holds by id (actions are seeded first, numbered in project order).
- */
-function withAudiences({ seed, files }) {
-  const projects = seed.organizations[0].projects.map((p, i) => {
-    const actions = Array.from({ length: ACTIONS }, (_, a) => ({ name: `Action ${a}`, description: `Action ${a} of ${p.name}`, steps: [{ event: `event_${a}`, url: `/page/${a}` }] }));
-    const criterion = (c) => ({ type: 'person', key: 'email', operator: 'icontains', value: `@team${c}.example.com` });
-    const behavioral = (key) => ({ type: 'behavioral', key, value: 'performed_event', event_type: 'actions', time_value: 30, time_interval: 'day' });
-    const cohort = (c, key) => ({
-      name: `Cohort ${c}`,
-      filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [c === COHORTS - 1 ? behavioral(key) : criterion(c)] }] } },
-    });
-    const firstAction = i * ACTIONS + 1;
-    return {
-      seed: { ...p, actions, cohorts: Array.from({ length: COHORTS }, (_, c) => cohort(c, firstAction)) },
-      file: { actions, cohorts: Array.from({ length: COHORTS }, (_, c) => cohort(c, { action: 'Action 0' })) },
-    };
-  });
-  const audienceSeed = { organizations: [{ ...seed.organizations[0], projects: projects.map((p) => p.seed) }] };
-  const audienceFiles = { ...files };
-  seed.organizations[0].projects.forEach((p, i) => {
-    const name = `project-${p.id}.yaml`;
-    audienceFiles[name] = { ...files[name], projects: [{ ...files[name].projects[0], ...projects[i].file }] };
-  });
-  return { seed: audienceSeed, files: audienceFiles };
-}
+/** Event definitions each project holds (the events that arrived), and how many of them the files describe. */
+const DEFINITIONS = 20, DESCRIBED = 3;
 
-async function runPlan(dir, latency, variant = '') {
-  const sandbox = await startSandbox(['--seed', join(dir, `seed${variant}.json`), '--latency', String(latency)]);
+/**
+ * plan_kinds: the plan_scale workspace with more project-level kinds declared in every project
+ * besides its flags, planned by the CLI: its requests beside the minimum (one list per listed
+ * kind per project, one search per declared event definition: never the whole dictionary).
+ * `add(seedProject, fileProject, index)` adds the kinds to one project of the seed and the files.
+ */
+async function runPlanKinds(dir, files, latency, { name, kinds, perProject, add }) {
+  const seed = JSON.parse(readFileSync(join(dir, 'seed.json'), 'utf8'));
+  const copies = Object.fromEntries(Object.entries(files).map(([file, doc]) => [file, structuredClone(doc)]));
+  seed.organizations[0].projects.forEach((project, i) => add(project, copies[`project-${project.id}.yaml`].projects[0], i));
+  writeFileSync(join(dir, `seed-${name}.json`), JSON.stringify(seed));
+  const config = join(dir, `config-${name}`);
+  mkdirSync(config);
+  for (const [file, doc] of Object.entries(copies)) writeFileSync(join(config, file), stringify(doc));
+  const sandbox = await startSandbox(['--seed', join(dir, `seed-${name}.json`), '--latency', String(latency)]);
   try {
     await sandbox.resetStats();
-    const r = await timed(process.execPath, ['bench/plan-worker.js', join(dir, `config${variant}`)], { stdout: 'pipe', env: sandbox.env });
+    const r = await timed(process.execPath, [BIN, 'plan', config, '--format', 'json'], { stdout: 'pipe', env: sandbox.env });
+    if (r.code !== 0) throw new Error(`plan of several kinds failed (${r.code})`);
+    const stats = await sandbox.stats();
+    const plan = JSON.parse(r.stdout);
+    const minimum = Math.ceil(PROJECTS / PAGE) + PROJECTS * (1 + Math.ceil(FLAGS / PAGE) + perProject) + Math.ceil(ROLES / PAGE) + Math.ceil(PROXIES / PAGE);
+    return { requests: stats.requests, minimum_requests: minimum, kinds, wall_ms: Math.round(r.ms), changes: plan.changes.length };
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+/** DESCRIBED event definitions of DEFINITIONS in every project: one search each. */
+const EVENT_DEFINITIONS = {
+  name: 'kinds',
+  kinds: ['feature_flags', 'event_definitions'],
+  perProject: DESCRIBED,
+  add: (seedProject, fileProject) => {
+    seedProject.event_definitions = Array.from({ length: DEFINITIONS }, (_, i) => ({ name: `event_${i}` }));
+    fileProject.event_definitions = Array.from({ length: DESCRIBED }, (_, i) => ({ name: `event_${i}`, description: `Event ${i}` }));
+  },
+};
+
+/**
+ * COHORTS cohorts and ACTIONS actions in every project (three project-level kinds with the
+ * flags), declared as they are live: cohorts by name, the last one built on an action by name
+ * ({ action: NAME }), which the seed holds by id (actions are seeded first, numbered in project
+ * order). One list each per project (the action list is one plain answer).
+ */
+const AUDIENCES = {
+  name: 'audiences',
+  kinds: ['feature_flags', 'cohorts', 'actions'],
+  perProject: Math.ceil(COHORTS / PAGE) + 1,
+  add: (seedProject, fileProject, i) => {
+    const actions = Array.from({ length: ACTIONS }, (_, a) => ({ name: `Action ${a}`, description: `Action ${a}`, steps: [{ event: `event_${a}`, url: `/page/${a}` }] }));
+    const criterion = (c) => ({ type: 'person', key: 'email', operator: 'icontains', value: `@team${c}.example.com` });
+    const behavioral = (key) => ({ type: 'behavioral', key, value: 'performed_event', event_type: 'actions', time_value: 30, time_interval: 'day' });
+    const cohorts = (action) => Array.from({ length: COHORTS }, (_, c) => ({
+      name: `Cohort ${c}`,
+      filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [c === COHORTS - 1 ? behavioral(action) : criterion(c)] }] } },
+    }));
+    Object.assign(seedProject, { actions, cohorts: cohorts(i * ACTIONS + 1) });
+    Object.assign(fileProject, { actions, cohorts: cohorts({ action: 'Action 0' }) });
+  },
+};
+
+async function runPlan(dir, latency) {
+  const sandbox = await startSandbox(['--seed', join(dir, 'seed.json'), '--latency', String(latency)]);
+  try {
+    await sandbox.resetStats();
+    const r = await timed(process.execPath, ['bench/plan-worker.js', join(dir, 'config')], { stdout: 'pipe', env: sandbox.env });
     if (r.code !== 0) throw new Error(`plan worker failed (${r.code})`);
     const stats = await sandbox.stats();
     return { ...JSON.parse(r.stdout), sandbox_requests: stats.requests };
@@ -125,13 +161,8 @@ export async function planBenchmarks() {
     const terraform = PROJECTS * (1 + FLAGS) + ROLES + PROXIES;
     const cpu = await runPlan(dir, 0);
     const pr = await runPrPlan(dir, files, latency);
-    // Three project-level kinds declared: one more list per project and kind (actions answer one plain list).
-    const audiences = withAudiences({ seed, files });
-    writeFileSync(join(dir, 'seed-audiences.json'), JSON.stringify(audiences.seed));
-    mkdirSync(join(dir, 'config-audiences'));
-    for (const [name, doc] of Object.entries(audiences.files)) writeFileSync(join(dir, 'config-audiences', name), stringify(doc));
-    const audienceMinimum = minimum + PROJECTS * (Math.ceil(COHORTS / PAGE) + 1);
-    const threeKinds = await runPlan(dir, latency, '-audiences');
+    const kinds = await runPlanKinds(dir, files, latency, EVENT_DEFINITIONS);
+    const audiences = await runPlanKinds(dir, files, latency, AUDIENCES);
     return {
       plan_scale: {
         requests: scale.sandbox_requests,
@@ -143,14 +174,6 @@ export async function planBenchmarks() {
         one_get_per_resource_requests: terraform,
         one_get_per_resource_ratio: Math.round((terraform / scale.sandbox_requests) * 10) / 10,
         targets: { requests: 'minimum', wall_over_bound: 1.5 },
-      },
-      plan_scale_audiences: {
-        requests: threeKinds.sandbox_requests,
-        minimum_requests: audienceMinimum,
-        changes: threeKinds.changes,
-        kinds: ['feature_flags', 'cohorts', 'actions'],
-        read_wall_ms: Math.round(threeKinds.read_ms),
-        targets: { requests: 'minimum' },
       },
       hourly_budget: {
         requests_per_plan: scale.sandbox_requests,
@@ -168,6 +191,8 @@ export async function planBenchmarks() {
         changes: cpu.changes,
         targets: { cpu_ms: 1500, peak_rss_mb: 250 },
       },
+      plan_kinds: { ...kinds, targets: { requests: 'minimum' } },
+      plan_kinds_audiences: { ...audiences, targets: { requests: 'minimum' } },
       pr_plan: {
         requests: pr.requests,
         wall_ms: pr.wall_ms,

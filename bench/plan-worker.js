@@ -1,8 +1,10 @@
-// Child process of the plan benchmarks: runs hogsync's plan pipeline (load, read, plan, render)
-// exactly as `hogsync plan` does, and reports phase times, CPU time and peak memory as JSON.
+// Child process of the plan benchmarks: runs hogsync's plan pipeline (load, read and compare,
+// render) as `hogsync plan` does, and reports phase times, CPU time and peak memory as JSON. The
+// reads and the comparison overlap (a project is compared as soon as its lists are in), so
+// `read_ms` is the wall of both together: what the round-trip bound is compared with.
 import { loadConfig } from '../dist/config/load.js';
-import { readLiveState } from '../dist/state/live-state.js';
-import { computePlan } from '../dist/plan/planner.js';
+import { plannedReads } from '../dist/state/targets.js';
+import { streamPlan } from '../dist/usecases/plan.js';
 import { renderJson } from '../dist/render/json.js';
 import { renderText } from '../dist/render/text.js';
 import { apiSettings } from '../dist/cli/options.js';
@@ -14,9 +16,9 @@ const settings = apiSettings({});
 const desired = await loadConfig([configPath]);
 const t1 = performance.now();
 const client = createClient(settings);
-const live = await readLiveState(client, desired, settings.parallelism);
+const { result } = await streamPlan(client, desired, plannedReads(desired), { baseUrl: settings.baseUrl }, settings.parallelism);
 const t2 = performance.now();
-const { plan } = computePlan(desired, live, { baseUrl: settings.baseUrl });
+const { plan } = result;
 renderText(plan, { color: false });
 renderJson(plan);
 const t3 = performance.now();

@@ -1,8 +1,9 @@
-// `npm run bench [-- --json] [-- --only startup,plan,apply]`: every performance figure of
+// `npm run bench [-- --json] [-- --only=startup,validate,plan,apply]`: every performance figure of
 // hogsync, measured against the real CLI and a sandbox process on loopback.
 import { startup } from './startup.js';
 import { planBenchmarks } from './plan-scale.js';
 import { applyRate } from './apply-rate.js';
+import { validateErrors } from './validate-errors.js';
 
 const json = process.argv.includes('--json');
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
@@ -12,7 +13,8 @@ const log = (text) => { if (!json) process.stderr.write(`${text}\n`); };
 
 const results = {};
 if (want('startup')) { log('startup …'); results.startup = await startup(); }
-if (want('plan')) { log('plan_scale, plan_scale_audiences, hourly_budget, plan_cpu, pr_plan (200 projects × 100 flags; then with cohorts and actions) …'); Object.assign(results, await planBenchmarks()); }
+if (want('validate')) { log('validate_errors (20 000 roles, one wrong value each) …'); results.validate_errors = await validateErrors(); }
+if (want('plan')) { log('plan_scale, hourly_budget, plan_cpu, pr_plan, plan_kinds (200 projects × 100 flags; with event definitions, with cohorts and actions) …'); Object.assign(results, await planBenchmarks()); }
 if (want('apply')) { log('apply_rate (300 updates under a rate limit; about 80 s) …'); results.apply_rate = await applyRate(); }
 
 if (json) {
@@ -26,6 +28,10 @@ if (json) {
     row('startup', '--version', `${s.version_ms} ms (${s.version_ratio}×)`, '≤ 1.3×', s.version_ratio <= 1.3);
     row('startup', 'validate examples/basic', `${s.validate_ms} ms (${s.validate_ratio}×)`, '≤ 2×', s.validate_ratio <= 2);
   }
+  const ve = results.validate_errors;
+  if (ve) {
+    row('validate_errors', `validate, ${ve.errors} errors in one file`, `${ve.wall_ms} ms (valid file: ${ve.valid_wall_ms} ms)`, '≤ 2000 ms', ve.wall_ms <= 2000);
+  }
   const p = results.plan_scale;
   if (p) {
     row('plan_scale', 'requests', `${p.requests} (minimum ${p.minimum_requests})`, '= minimum', p.requests === p.minimum_requests);
@@ -33,14 +39,14 @@ if (json) {
     row('plan_scale', 'whole plan wall', `${p.total_wall_ms} ms`, '');
     row('plan_scale', 'one GET per resource', `${p.one_get_per_resource_requests} requests (${p.one_get_per_resource_ratio}× more)`, '');
   }
-  const a3 = results.plan_scale_audiences;
-  if (a3) {
-    row('plan_scale', `requests, ${a3.kinds.join(' + ')} declared`, `${a3.requests} (minimum ${a3.minimum_requests})`, '= minimum', a3.requests === a3.minimum_requests);
-  }
   const h = results.hourly_budget;
   if (h) {
     row('hourly_budget', 'requests per full plan', String(h.requests_per_plan), `≤ ${h.baseline_requests_per_plan}`, h.requests_per_plan <= h.baseline_requests_per_plan);
     row('hourly_budget', 'full plans per hour (one key)', `${h.plans_per_hour} (of ${h.hourly_limit} requests/hour)`, '');
+  }
+  for (const k of [results.plan_kinds, results.plan_kinds_audiences]) {
+    if (!k) continue;
+    row('plan_kinds', `full plan, project-level kinds: ${k.kinds.join(', ')}`, `${k.requests} requests (minimum ${k.minimum_requests})`, '= minimum', k.requests === k.minimum_requests);
   }
   const pr = results.pr_plan;
   if (pr) {

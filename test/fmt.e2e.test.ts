@@ -61,7 +61,7 @@ describe('hogsync fmt', () => {
     expect(await ws.cli(['fmt', '--check', 'config'])).toEqual({ code: 0, stdout: '2 files in the canonical layout.\n', stderr: '' });
     // The formatted files still validate, the variable read as before.
     const valid = await ws.cli(['validate', 'config'], { SLACK_WEBHOOK: 'https://hooks.slack.com/services/T0/B0/x' });
-    expect(valid.stdout).toBe('2 files valid: 1 organization, 1 project, 0 proxy records, 1 role, 1 feature flag\n');
+    expect(valid.stdout).toBe('2 files valid: 1 organization, 1 project, 1 role, 1 feature flag\n');
   });
 
   it('a file that does not parse: its error at file:line:col, exit 1, and no file is written', async () => {

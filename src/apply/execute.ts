@@ -10,7 +10,7 @@ import { errorMessage } from '../http/api-error.js';
 import { isRateLimitStop } from '../http/client.js';
 import { ADVICE_401, adviceFor403, againHelps } from '../http/advice.js';
 import type { ApiPort } from '../http/port.js';
-import { orderPairs } from '../plan/kind-checks.js';
+import { orderPairs } from '../plan/change-order.js';
 import { fillDeferred, holdsDeferred } from '../plan/references.js';
 import type { Action, Change, Execution, PlanResult } from '../plan/types.js';
 import { mapLimit } from '../util/map-limit.js';

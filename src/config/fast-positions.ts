@@ -107,6 +107,8 @@ class Unsure extends Error {}
 class RecordedPositions implements FastPositions {
   private sizes: Int32Array | undefined;
   private lines: number[] | undefined;
+  private readonly children = new Map<number, number[]>();
+  private readonly mappings = new Map<number, { byName: Map<string, { key: number; value: number | undefined }>; count: number }>();
 
   constructor(
     private readonly text: string,
@@ -146,19 +148,9 @@ class RecordedPositions implements FastPositions {
         }
         if (value === null || typeof value !== 'object') return 'absent';
         const entries = value as Record<string, unknown>;
-        const children = this.childrenOf(node, MAPPING);
-        let found: { key: number; value: number | undefined } | undefined;
-        let count = 0;
-        for (let i = 0; i < children.length; i++) {
-          const key = children[i]!;
-          if (!((this.info[key] ?? 0) & KEY)) throw new Unsure();
-          const next = children[i + 1];
-          const valueNode = next !== undefined && !((this.info[next] ?? 0) & KEY) ? next : undefined;
-          if (valueNode !== undefined) i++;
-          count++;
-          if (this.names[key] === segment) found = { key, value: valueNode };
-        }
-        if (count !== Object.keys(entries).length) throw new Unsure();
+        const mapping = this.mappingOf(node);
+        if (mapping.count !== Object.keys(entries).length) throw new Unsure();
+        const found = mapping.byName.get(segment);
         if (!Object.prototype.hasOwnProperty.call(entries, segment)) return 'absent';
         if (!found) throw new Unsure();
         keyAt = found.key;
@@ -179,8 +171,36 @@ class RecordedPositions implements FastPositions {
     }
   }
 
-  /** The children of a node, which must be of `kind`, in document order. */
+  /**
+   * A mapping node's entries by key name (its key node and value node, in document order),
+   * built once per node: messages look up thousands of positions below one list.
+   */
+  private mappingOf(node: number): { byName: Map<string, { key: number; value: number | undefined }>; count: number } {
+    let mapping = this.mappings.get(node);
+    if (mapping) return mapping;
+    const children = this.childrenOf(node, MAPPING);
+    const byName = new Map<string, { key: number; value: number | undefined }>();
+    let count = 0;
+    for (let i = 0; i < children.length; i++) {
+      const key = children[i]!;
+      if (!((this.info[key] ?? 0) & KEY)) throw new Unsure();
+      const next = children[i + 1];
+      const valueNode = next !== undefined && !((this.info[next] ?? 0) & KEY) ? next : undefined;
+      if (valueNode !== undefined) i++;
+      count++;
+      const name = this.names[key];
+      // The last of a repeated key wins, as in the data.
+      if (name !== undefined) byName.set(name, { key, value: valueNode });
+    }
+    mapping = { byName, count };
+    this.mappings.set(node, mapping);
+    return mapping;
+  }
+
+  /** The children of a node, which must be of `kind`, in document order (built once per node). */
   private childrenOf(node: number, kind: number): number[] {
+    const cached = this.children.get(node);
+    if (cached && ((this.info[node] ?? 0) & 3) === kind) return cached;
     const info = this.info[node] ?? 0;
     if ((info & 3) !== kind) throw new Unsure();
     const count = Math.floor(info / CHILDREN);
@@ -192,6 +212,7 @@ class RecordedPositions implements FastPositions {
       children[c] = at;
       at -= sizes[at]!;
     }
+    this.children.set(node, children);
     return children;
   }
 

@@ -4,7 +4,7 @@
 // at its line. Which item a name means is the planner's question (src/plan/references.ts).
 import type { FilePosition } from '../errors.js';
 import { labelOf, type ReferredItem, type ResourceKind } from '../resources/kind.js';
-import { namedReference, siteHits } from '../resources/references.js';
+import { hitsOf, namedReference } from '../resources/references.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
 import type { DeclaredReference, DesiredItem, DesiredState } from './model.js';
 import { childPointer } from './pointer.js';
@@ -27,7 +27,7 @@ export function declaredReferences(
   for (const site of kind.references ?? []) {
     const value = fields[site.field];
     if (value === undefined || value === null || typeof value !== 'object') continue;
-    for (const hit of siteHits({ ...kind, references: [site] }, site.field, value)) {
+    for (const hit of hitsOf([site], site.field, value)) {
       const ref = namedReference(hit.value);
       if (!ref) continue;
       const pointer = hit.path.reduce<string>((p, step) => childPointer(p, step), pointerOf(site.field));

@@ -7,6 +7,7 @@ import { keyInScope, labelOf, parentKeyOf, type HeldBy, type HoldView, type Live
 import { KINDS, kindByName, type Kinds } from '../resources/registry.js';
 import type { LiveState } from './live.js';
 import { canonicalJson, dropServerKeys, mergedUpdate, RULES, sameField, serverKeysOf } from './normalize.js';
+import type { ChangeView } from '../resources/kind.js';
 import {
   addressOf, heldByText, SENSITIVE, type Change, type Execution, type FieldChange, type ManagedItem, type Plan, type PlanResult, type PlanTargets, type UnmanagedItem,
 } from './types.js';
@@ -34,166 +35,351 @@ const sha256 = (text: string) => hash('sha256', text, 'hex');
 
 /**
  * The plan, with what apply needs to execute it. Its `warnings` are empty: warnings are
- * annotations, added beside it (src/plan/annotate.ts).
+ * annotations, added beside it (src/plan/annotate.ts); what the kinds' checks found is in
+ * `checks`.
  */
 export function computePlan(desired: DesiredState, live: LiveState, options: PlanOptions): PlanResult {
-  const kinds = options.kinds ?? KINDS;
-  const changes: Change[] = [];
-  const unmanaged: UnmanagedItem[] = [];
-  const managed: ManagedItem[] = [];
-  const executions = new Map<string, Execution>();
-  const liveCounts = new Map<string, number>();
-  const missing: DesiredItem[] = [];
+  const builder = new PlanBuilder(desired, options);
+  for (const unit of builder.units()) builder.planUnit(unit, live);
+  return builder.finish();
+}
+
+/**
+ * What is planned together: the organization-level kinds of one organization (and the kinds
+ * held by their items), or every kind of one project. A project's unit can be planned as soon
+ * as its own collections are read (src/usecases/plan.ts streams them), before the rest arrive;
+ * one that refers to organization-level items waits for the organization's unit.
+ */
+export interface PlanUnit {
+  organization: string;
+  /** The project, or null for the organization-level unit. */
+  project: number | null;
+  /** Its collections in planning order (kinds in registry order). */
+  scopes: ReadonlyArray<{ kind: ResourceKind; scope: Scope }>;
+  /** Collections read only to resolve references by name. */
+  lookups: ReadonlyArray<{ kind: ResourceKind; scope: Scope }>;
+  /** Whether it waits for its organization's unit (it refers to organization-level items). */
+  afterOrganization: boolean;
+}
+
+/** What one collection's planning produced, kept until the plan is assembled in canonical order. */
+interface ScopeOut {
+  changes: Array<{ change: Change; execution: Execution; after: string[] }>;
+  unmanaged: UnmanagedItem[];
+  managed: ManagedItem[];
+  unchanged: number;
+  leftOut: number;
+  /** What the kind's check said (warnings), and the error it raised, if any. */
+  checks: string[];
+  error?: HogsyncError;
+}
+
+interface OrgState {
+  org: DesiredOrganization;
+  refs: ReferenceIndex;
+  /** Canonical order of its collections: `kind index|scope key` → its output. */
+  slots: Map<string, ScopeOut>;
+}
+
+/**
+ * Builds a plan unit by unit (PlanUnit), in any order the reads complete, and assembles it in
+ * the canonical order (organizations, kinds, collections) by finish(): the same plan whatever
+ * the order of the reads. Errors the files cause (a missing item, a pin to no item, a kind's
+ * check) are raised by finish() in that order too.
+ */
+export class PlanBuilder {
+  private readonly kinds: Kinds;
+  private readonly targets: ReturnType<typeof targetsOfPlan> | undefined;
+  private readonly orgs = new Map<string, OrgState>();
+  private readonly liveCounts = new Map<string, number>();
+  private readonly missing: DesiredItem[] = [];
   /** Items declared absent whose live record something holds (an experiment's flag). */
-  const heldAbsent: Array<{ kind: ResourceKind; item: DesiredItem; held: readonly HeldBy[] }> = [];
+  private readonly heldAbsent: Array<{ kind: ResourceKind; item: DesiredItem; held: readonly HeldBy[] }> = [];
+  /** Pins to ids their collection does not hold: named where the id is, once every collection was seen. */
+  private readonly pinMisses: Array<{ kind: ResourceKind; scope: Scope; item: DesiredItem }> = [];
+  /** Where each live id of a kind whose names repeat was seen (`kind|id` → where), for pins to another project. */
+  private readonly seenIds = new Map<string, string>();
   /** Declared fields the live records of a kind do not carry at all: `kind|field` → how many items declare it. */
-  const absentFields = new Map<string, { kind: ResourceKind; field: string; items: number }>();
-  let unchanged = 0;
-  const targets = options.targets ? targetsOfPlan(options.targets) : undefined;
-  let leftOut = 0;
+  private readonly absentFields = new Map<string, { kind: ResourceKind; field: string; items: number }>();
+  private checkError: HogsyncError | undefined;
+  /** Live items that declared present items stand for (`kind|organization|id`, kinds whose names repeat): never deleted. */
+  private readonly kept = new Set<string>();
 
-  const dependencies: Array<[string, string]> = [];
-  /** Live items that declared present items stand for (`kind|organization|id`): never deleted. */
-  const kept = new Set<string>();
-  const absent = (kind: ResourceKind) => (field: string) => {
-    const key = `${kind.name}|${field}`;
-    const seen = absentFields.get(key) ?? { kind, field, items: 0 };
-    seen.items++;
-    absentFields.set(key, seen);
-  };
+  constructor(private readonly desired: DesiredState, private readonly options: PlanOptions) {
+    this.kinds = options.kinds ?? KINDS;
+    this.targets = options.targets ? targetsOfPlan(options.targets) : undefined;
+    for (const org of desired.organizations) this.orgs.set(org.id, { org, refs: new ReferenceIndex(org.id, this.kinds), slots: new Map() });
+  }
 
-  for (const org of desired.organizations) {
-    const refs = new ReferenceIndex(org.id, kinds);
+  /** The units of the desired state, in canonical order: each organization's own unit, then its projects'. */
+  units(): PlanUnit[] {
+    const out: PlanUnit[] = [];
+    // Kinds of projects that refer to organization-level kinds wait for the organization's unit.
+    const orgLevel = new Set(this.kinds.filter((k) => k.parent === 'organization').map((k) => k.name));
+    const refersUp = (kind: ResourceKind) => (kind.references ?? []).some((site) => orgLevel.has(site.kind));
+    for (const { org } of this.orgs.values()) {
+      const byProject = new Map<number | null, { scopes: Array<{ kind: ResourceKind; scope: Scope }>; lookups: Array<{ kind: ResourceKind; scope: Scope }> }>();
+      const unitOf = (project: number | null) => {
+        let u = byProject.get(project);
+        if (!u) {
+          u = { scopes: [], lookups: [] };
+          byProject.set(project, u);
+        }
+        return u;
+      };
+      unitOf(null);
+      for (const kind of this.kinds) for (const scope of plannedScopes(kind, org, this.kinds)) unitOf(scope.project).scopes.push({ kind, scope });
+      for (const lookup of lookupScopes(org, this.kinds)) unitOf(lookup.scope.project).lookups.push(lookup);
+      for (const [project, u] of byProject) {
+        out.push({
+          organization: org.id, project, scopes: u.scopes, lookups: u.lookups,
+          afterOrganization: project !== null && u.scopes.some(({ kind }) => refersUp(kind)),
+        });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The collections of a unit whose held-back records (archived flags) must be read before it is
+   * planned: those where a declared item has no live match in the default list, so the plan would
+   * create it (a held-back record may hold its key). Asked before planning, so nothing is planned twice.
+   */
+  heldBackNeeds(unit: PlanUnit, live: LiveState): Array<{ kind: ResourceKind; scope: Scope }> {
+    const state = this.orgs.get(unit.organization);
+    if (!state) return [];
+    return unit.scopes.filter(({ kind, scope }) => {
+      if (!kind.heldBack) return false;
+      const keys = new Set((live.find(kind, scope) ?? []).filter((r) => !kind.isGone(r)).map((r) => kind.matchKey(kind.displayKey(r[kind.identityField]))));
+      return itemsIn(state.org, kind, scope).some((item) => item.ensure === 'present' && item.pin === undefined && !keys.has(kind.matchKey(item.key))
+        && (item.renamedFrom === undefined || !keys.has(kind.matchKey(item.renamedFrom)))
+        && (!this.targets || this.targets.matches(addressOf(kind.name, state.org.id, keyInScope(scope, item.key)))));
+    });
+  }
+
+  /** Plans one unit from live state holding (at least) its collections. */
+  planUnit(unit: PlanUnit, live: LiveState): void {
+    const state = this.orgs.get(unit.organization);
+    if (!state) throw new HogsyncError('internal', `no organization ${unit.organization} in the desired state`);
     // Kinds the files only refer to by name, where they plan none: known for resolving, never listed.
-    for (const { kind, scope } of lookupScopes(org, kinds)) refs.register(kind, scope, [], live.find(kind, scope)?.filter((r) => !kind.isGone(r)));
-    const orgChanges: Array<{ change: Change; execution: Execution; after: string[] }> = [];
-    for (const kind of kinds) {
-      for (const scope of plannedScopes(kind, org, kinds)) {
-        const all = distinctRecords(kind, (live.find(kind, scope) ?? []).filter((r) => !kind.isGone(r)));
-        // Held-back records (archived flags) are matched to declared items, and otherwise left alone.
-        const heldBack = kind.heldBack;
-        const records = heldBack ? all.filter((r) => !heldBack.holds(r)) : all;
-        const countKey = `${kind.name}|${org.id}`;
-        liveCounts.set(countKey, (liveCounts.get(countKey) ?? 0) + records.length);
-        const items = itemsIn(org, kind, scope);
-        refs.register(kind, scope, items, all);
-        const matcher = new Matcher(kind, scope, all, live, items);
-        const matched = new Set<LiveRecord>();
-        // What holds the scope's records (never pruned), asked of the kind once, when first needed.
-        let holds: ReadonlyMap<LiveRecord, readonly HeldBy[]> | undefined;
-        const heldBy = (record: LiveRecord): readonly HeldBy[] => {
-          if (!kind.heldBy) return [];
-          holds ??= kind.heldBy({ records, items: holdItems(items), prune: pruned(kind, org), holders: holdersOf(kind, scope, org, live, kinds) });
-          return holds.get(record) ?? [];
-        };
-        // Every item is matched first, so references among items of one scope (a flag's dependency) resolve.
-        const planned: Array<{ item: DesiredItem; address: string; record: LiveRecord | undefined }> = [];
-        for (const item of items) {
-          const address = addressOf(kind.name, org.id, keyInScope(scope, item.key));
-          if (targets && !targets.matches(address)) {
-            leftOut++;
-            // Its live record is its own, not an unmanaged one (were it read).
-            const own = matcher.own(item);
-            if (own) {
-              matched.add(own);
-              refs.matched(kind, scope, item, own);
-            }
-            continue;
-          }
-          const record = matcher.find(item);
-          if (record) {
-            matched.add(record);
-            refs.matched(kind, scope, item, record);
-            if (item.ensure === 'present') kept.add(`${kind.name}|${org.id}|${String(kind.liveId(record))}`);
-          }
-          if (record && item.ensure === 'absent' && heldBy(record).length > 0) heldAbsent.push({ kind, item, held: heldBy(record) });
-          planned.push({ item, address, record });
+    for (const { kind, scope } of unit.lookups) state.refs.register(kind, scope, [], live.find(kind, scope)?.filter((r) => !kind.isGone(r)));
+    for (const { kind, scope } of unit.scopes) {
+      const out = this.planScope(state, kind, scope, live);
+      state.slots.set(`${this.kinds.indexOf(kind)}|${parentKeyOf(scope) ?? ''}`, out);
+    }
+  }
+
+  private absent(kind: ResourceKind): (field: string) => void {
+    return (field) => {
+      const key = `${kind.name}|${field}`;
+      const seen = this.absentFields.get(key) ?? { kind, field, items: 0 };
+      seen.items++;
+      this.absentFields.set(key, seen);
+    };
+  }
+
+  private planScope(state: OrgState, kind: ResourceKind, scope: Scope, live: LiveState): ScopeOut {
+    const { org, refs } = state;
+    const targets = this.targets;
+    const out: ScopeOut = { changes: [], unmanaged: [], managed: [], unchanged: 0, leftOut: 0, checks: [] };
+    const read = live.find(kind, scope) ?? [];
+    const all = distinctRecords(kind, read.filter((r) => !kind.isGone(r)));
+    if (kind.idPin) for (const r of all) this.seenIds.set(`${kind.name}|${String(kind.liveId(r))}`, scope.project !== null ? `project ${scope.project}` : `organization ${scope.organization}`);
+    // Held-back records (archived flags) are matched to declared items, and otherwise left alone.
+    const heldBack = kind.heldBack;
+    const records = heldBack ? all.filter((r) => !heldBack.holds(r)) : all;
+    const countKey = `${kind.name}|${org.id}`;
+    this.liveCounts.set(countKey, (this.liveCounts.get(countKey) ?? 0) + records.length);
+    const items = itemsIn(org, kind, scope);
+    refs.register(kind, scope, items, all);
+    const matcher = new Matcher(kind, scope, all, items, (item) => this.pinMisses.push({ kind, scope, item }));
+    const matched = new Set<LiveRecord>();
+    // What holds the scope's records (never pruned), asked of the kind once, when first needed.
+    let holds: ReadonlyMap<LiveRecord, readonly HeldBy[]> | undefined;
+    const heldBy = (record: LiveRecord): readonly HeldBy[] => {
+      if (!kind.heldBy) return [];
+      holds ??= kind.heldBy({ records, items: holdItems(items), prune: pruned(kind, org), holders: holdersOf(kind, scope, org, live, this.kinds) });
+      return holds.get(record) ?? [];
+    };
+    // Every item is matched first, so references among items of one scope (a flag's dependency) resolve.
+    const planned: Array<{ item: DesiredItem; address: string; record: LiveRecord | undefined }> = [];
+    for (const item of items) {
+      const address = addressOf(kind.name, org.id, keyInScope(scope, item.key));
+      if (targets && !targets.matches(address)) {
+        out.leftOut++;
+        // Its live record is its own, not an unmanaged one (were it read).
+        const own = matcher.own(item);
+        if (own) {
+          matched.add(own);
+          refs.matched(kind, scope, item, own);
         }
-        for (const { item, address, record } of planned) {
-          const resolved = item.ensure === 'present' ? refs.resolveFields(kind, scope, item) : { fields: item.fields, after: [] };
-          managed.push({ address, digest: itemDigest(kind, address, item, record, resolved.fields) });
-          const change = diffItem(kind, scope, address, item, record, resolved.fields, refs, absent(kind));
-          if (change === 'missing') missing.push(item);
-          else if (change === null) unchanged++;
-          else orgChanges.push({ ...change, after: resolved.after });
-        }
-        if (kind.listsUnmanaged === false) continue;
-        const unmatched = records.filter((r) => !matched.has(r));
-        for (const [record, key] of matcher.unmanagedKeys(unmatched)) {
-          const address = addressOf(kind.name, org.id, keyInScope(scope, key));
-          if (targets && !targets.matches(address)) continue;
-          const held = heldBy(record);
-          if (pruned(kind, org) && kind.canDelete !== false && held.length === 0) {
-            managed.push({ address, digest: itemDigest(kind, address, undefined, record) });
-            const pruneAt = org.pruneAt?.[kind.configKey];
-            orgChanges.push({
-              change: {
-                address, kind: kind.name, organization: org.id, project: scope.project, key: keyInScope(scope, key), action: 'delete', fields: [],
-                ...(pruneAt ? { declared_at: [formatAt(pruneAt)] } : {}),
-              },
-              execution: { kind, scope, identity: key, id: kind.liveId(record), values: {}, live: record },
-              after: [],
-            });
-          } else {
-            unmanaged.push({ address, kind: kind.name, organization: org.id, key: keyInScope(scope, key), ...(held.length > 0 ? { held_by: [...held] } : {}) });
-          }
+        continue;
+      }
+      const record = matcher.find(item);
+      if (record) {
+        matched.add(record);
+        refs.matched(kind, scope, item, record);
+        if (kind.idPin && item.ensure === 'present') this.kept.add(`${kind.name}|${org.id}|${String(kind.liveId(record))}`);
+      }
+      if (record && item.ensure === 'absent' && heldBy(record).length > 0) this.heldAbsent.push({ kind, item, held: heldBy(record) });
+      planned.push({ item, address, record });
+    }
+    for (const { item, address, record } of planned) {
+      const resolved = item.ensure === 'present' ? refs.resolveFields(kind, scope, item) : { fields: item.fields, after: [] };
+      out.managed.push({ address, digest: itemDigest(kind, address, item, record, resolved.fields) });
+      const change = diffItem(kind, scope, address, item, record, resolved.fields, refs, this.absent(kind));
+      if (change === 'missing') this.missing.push(item);
+      else if (change === null) out.unchanged++;
+      else out.changes.push({ ...change, after: resolved.after });
+    }
+    if (kind.listsUnmanaged !== false) {
+      const unmatched = records.filter((r) => !matched.has(r));
+      for (const [record, key] of matcher.unmanagedKeys(unmatched)) {
+        const address = addressOf(kind.name, org.id, keyInScope(scope, key));
+        if (targets && !targets.matches(address)) continue;
+        const held = heldBy(record);
+        if (pruned(kind, org) && kind.canDelete !== false && held.length === 0) {
+          out.managed.push({ address, digest: itemDigest(kind, address, undefined, record) });
+          const pruneAt = org.pruneAt?.[kind.configKey];
+          out.changes.push({
+            change: {
+              address, kind: kind.name, organization: org.id, project: scope.project, key: keyInScope(scope, key), action: 'delete', fields: [],
+              ...(pruneAt ? { declared_at: [formatAt(pruneAt)] } : {}),
+            },
+            execution: { kind, scope, identity: key, id: kind.liveId(record), values: {}, live: record },
+            after: [],
+          });
+        } else {
+          out.unmanaged.push({ address, kind: kind.name, organization: org.id, key: keyInScope(scope, key), ...(held.length > 0 ? { held_by: [...held] } : {}) });
         }
       }
     }
-    dependencies.push(...referenceOrder(orgChanges, refs));
-    for (const { change, execution } of orgChanges) {
-      changes.push(change);
-      executions.set(change.address, execution);
+    this.check(kind, scope, items, read, live, out);
+    return out;
+  }
+
+  /** The kind's plan-time check of one collection (kind.check): its warnings, and the first error it finds. */
+  private check(kind: ResourceKind, scope: Scope, items: readonly DesiredItem[], read: readonly LiveRecord[], live: LiveState, out: ScopeOut): void {
+    if (!kind.check) return;
+    const meta = live.metaOf?.(kind, scope);
+    const changes = out.changes.map(({ change, execution: e }): ChangeView => ({
+      address: change.address, action: change.action, identity: e.identity, scope: e.scope, values: e.values, ...(e.live ? { live: e.live } : {}),
+    }));
+    try {
+      const checked = kind.check({
+        scope,
+        items: holdItems(items),
+        records: read.filter((r) => !kind.isGone(r)),
+        gone: read.filter((r) => kind.isGone(r)),
+        changes,
+        ...(meta ? { meta } : {}),
+      });
+      // Raised by finish(), in canonical order, not in the order collections happened to arrive.
+      if (checked.error) out.error = new HogsyncError('config', checked.error, checked.errorAt ? { position: checked.errorAt as FilePosition } : undefined);
+      out.checks.push(...(checked.warnings ?? []));
+    } catch (err) {
+      if (!(err instanceof HogsyncError)) throw err;
+      out.error = err;
     }
   }
 
-  if (missing.length > 0) {
-    const first = missing[0] as DesiredItem;
-    const kind = kindByName(first.kind, kinds);
-    const more = missing.length > 1 ? ` (and ${missing.length - 1} more)` : '';
-    const why = kind.notCreated ?? `${labelOf(kind)} items cannot be created`;
-    const where = first.project !== null && !kind.projectKind ? `project ${first.project}` : `organization ${first.organization}`;
-    throw new HogsyncError('config', `${labelOf(kind)} "${first.key}" does not exist in ${where}: ${why}${more}`, { position: first.position });
+  /** The plan, assembled in canonical order; raises the first error the files caused. */
+  finish(): PlanResult {
+    const changes: Change[] = [];
+    const unmanaged: UnmanagedItem[] = [];
+    const managed: ManagedItem[] = [];
+    const executions = new Map<string, Execution>();
+    const dependencies: Array<[string, string]> = [];
+    const checks: string[] = [];
+    let unchanged = 0;
+    let leftOut = 0;
+    for (const state of this.orgs.values()) {
+      const orgChanges: ScopeOut['changes'] = [];
+      for (const [index, kind] of this.kinds.entries()) {
+        for (const scope of plannedScopes(kind, state.org, this.kinds)) {
+          const out = state.slots.get(`${index}|${parentKeyOf(scope) ?? ''}`);
+          if (!out) throw new HogsyncError('internal', `${kind.name} of ${parentKeyOf(scope) ?? state.org.id} was not planned`);
+          orgChanges.push(...out.changes);
+          unmanaged.push(...out.unmanaged);
+          managed.push(...out.managed);
+          unchanged += out.unchanged;
+          leftOut += out.leftOut;
+          if (out.error) this.checkError ??= out.error;
+          checks.push(...out.checks);
+        }
+      }
+      dependencies.push(...referenceOrder(orgChanges, state.refs));
+      for (const { change, execution } of orgChanges) {
+        changes.push(change);
+        executions.set(change.address, execution);
+      }
+    }
+    this.raise();
+    if (this.checkError) throw this.checkError;
+    assertOneChangePerItem(changes, executions, this.desired, this.kinds, this.kept);
+
+    const { desired, options } = this;
+    const plan: Plan = {
+      format_version: '1',
+      kind: options.kind ?? 'plan',
+      base_url: options.baseUrl,
+      sources: desired.sources,
+      fingerprint: '',
+      summary: {
+        create: changes.filter((c) => c.action === 'create').length,
+        update: changes.filter((c) => c.action === 'update').length,
+        delete: changes.filter((c) => c.action === 'delete').length,
+        unchanged,
+        unmanaged: unmanaged.length,
+      },
+      changes,
+      unmanaged,
+      warnings: [],
+      managed: managed.sort(byAddress),
+      ...(options.targets ? { targets: { ...options.targets, left_out: leftOut } } : {}),
+    };
+    plan.fingerprint = fingerprintOf(plan.managed, desired, options.targets);
+    const deleteNotes = changes.filter((c) => c.action === 'delete').flatMap((c) => {
+      const note = executions.get(c.address)?.kind.deleteNote;
+      return note ? [`${c.address}: ${note}`] : [];
+    });
+    const notices = [...this.absentFields.values()].map(({ kind, field, items }) =>
+      `${labelOf(kind)} field ${field} is not kept by this API (its ${labelOf(kind)} records have no such field): `
+      + `not managed here, no change planned (declared for ${items} item${items === 1 ? '' : 's'}); remove it from the files`)
+      .concat(deleteNotes);
+    return { plan, executions, liveCounts: this.liveCounts, notices, checks, ...(dependencies.length > 0 ? { dependencies } : {}) };
   }
 
-  if (heldAbsent.length > 0) {
-    const { kind, item, held } = heldAbsent[0] as (typeof heldAbsent)[number];
-    const more = heldAbsent.length > 1 ? ` (and ${heldAbsent.length - 1} more)` : '';
-    throw new HogsyncError('config', `${labelOf(kind)} "${itemAddressKey(item)}" has ensure: absent, but it is ${heldByText(held)}: `
-      + `it is not deleted while that holds it; remove ensure: absent, or release it there first${more}`, { position: item.position });
+  /** The first error the files caused, in the order of the desired state. */
+  private raise(): void {
+    const declared = new Map<DesiredItem, number>();
+    let n = 0;
+    for (const state of this.orgs.values()) for (const item of state.org.items) declared.set(item, n++);
+    const first = <T extends { item: DesiredItem }>(list: readonly T[]): T | undefined => [...list].sort((a, b) => (declared.get(a.item) ?? 0) - (declared.get(b.item) ?? 0))[0];
+    const miss = first(this.pinMisses);
+    if (miss) {
+      const { kind, scope, item } = miss;
+      const where = scope.parent ? `${scope.parent.kind.replace(/_/g, ' ')} ${scope.parent.key}` : scope.project !== null ? `project ${scope.project}` : `organization ${scope.organization}`;
+      const seen = this.seenIds.get(`${kind.name}|${String(item.pin)}`);
+      const elsewhere = seen && seen !== where ? `which is a ${labelOf(kind)} of ${seen}, not of ${where}` : `but ${where} has no ${labelOf(kind)} with that id`;
+      throw new HogsyncError('config', `${labelOf(kind)} "${keyInScope(scope, item.key)}" is pinned to id ${String(item.pin)}, ${elsewhere}: correct the id, or remove it to match by ${kind.identityField}`, { position: item.position });
+    }
+    const missing = first(this.missing.map((item) => ({ item })))?.item;
+    if (missing) {
+      const kind = kindByName(missing.kind, this.kinds);
+      const more = this.missing.length > 1 ? ` (and ${this.missing.length - 1} more)` : '';
+      const why = kind.notCreated ?? `${labelOf(kind)} items cannot be created`;
+      const where = missing.project !== null && !kind.projectKind ? `project ${missing.project}` : `organization ${missing.organization}`;
+      throw new HogsyncError('config', `${labelOf(kind)} "${missing.key}" does not exist in ${where}: ${why}${more}`, { position: missing.position });
+    }
+    const held = first(this.heldAbsent);
+    if (held) {
+      const { kind, item } = held;
+      const more = this.heldAbsent.length > 1 ? ` (and ${this.heldAbsent.length - 1} more)` : '';
+      throw new HogsyncError('config', `${labelOf(kind)} "${itemAddressKey(item)}" has ensure: absent, but it is ${heldByText(held.held)}: `
+        + `it is not deleted while that holds it; remove ensure: absent, or release it there first${more}`, { position: item.position });
+    }
   }
-
-  assertOneChangePerItem(changes, executions, desired, kinds, kept);
-
-  const plan: Plan = {
-    format_version: '1',
-    kind: options.kind ?? 'plan',
-    base_url: options.baseUrl,
-    sources: desired.sources,
-    fingerprint: fingerprintOf(managed, desired),
-    summary: {
-      create: changes.filter((c) => c.action === 'create').length,
-      update: changes.filter((c) => c.action === 'update').length,
-      delete: changes.filter((c) => c.action === 'delete').length,
-      unchanged,
-      unmanaged: unmanaged.length,
-    },
-    changes,
-    unmanaged,
-    warnings: [],
-    managed: managed.sort(byAddress),
-    ...(options.targets ? { targets: { ...options.targets, left_out: leftOut } } : {}),
-  };
-  if (options.targets) plan.fingerprint = fingerprintOf(managed, desired, options.targets);
-  const deleteNotes = changes.filter((c) => c.action === 'delete').flatMap((c) => {
-    const note = executions.get(c.address)?.kind.deleteNote;
-    return note ? [`${c.address}: ${note}`] : [];
-  });
-  const notices = [...absentFields.values()].map(({ kind, field, items }) =>
-    `${labelOf(kind)} field ${field} is not kept by this API (its ${labelOf(kind)} records have no such field): `
-    + `not managed here, no change planned (declared for ${items} item${items === 1 ? '' : 's'}); remove it from the files`)
-    .concat(deleteNotes);
-  return { plan, executions, liveCounts, notices, ...(dependencies.length > 0 ? { dependencies } : {}) };
 }
 
 /** Declared items as the kinds' hooks see them. */
@@ -412,7 +598,8 @@ class Matcher {
   private readonly byId = new Map<string, LiveRecord>();
   private readonly pinned = new Set<LiveRecord>();
 
-  constructor(private readonly kind: ResourceKind, private readonly scope: Scope, records: readonly LiveRecord[], private readonly live: LiveState, items: readonly DesiredItem[]) {
+  constructor(private readonly kind: ResourceKind, private readonly scope: Scope, records: readonly LiveRecord[], items: readonly DesiredItem[],
+    private readonly onMissingPin: (item: DesiredItem) => void) {
     for (const r of records) {
       const m = kind.matchKey(kind.displayKey(r[kind.identityField]));
       const list = this.byMatch.get(m);
@@ -447,8 +634,9 @@ class Matcher {
     const label = labelOf(kind);
     if (item.pin !== undefined) {
       const record = this.byId.get(String(item.pin));
-      if (record) return record;
-      throw new HogsyncError('config', `${label} "${keyInScope(scope, item.key)}" is pinned to id ${String(item.pin)}, ${this.elsewhere(item.pin)}: correct the id, or remove it to match by ${kind.identityField}`, { position: item.position });
+      // Named once every collection was read: the id may be another project's (PlanBuilder.raise).
+      if (!record) this.onMissingPin(item);
+      return record;
     }
     const found = this.named(item.key);
     if (found.length > 1) throw this.ambiguous(item, item.key, found);
@@ -466,17 +654,6 @@ class Matcher {
       throw new HogsyncError('config', `${label} items cannot be renamed in place: remove renamed_from`, { position: item.position });
     }
     return old;
-  }
-
-  /** Where an id that is not in this scope is: in another collection of the kind that was read, or nowhere. */
-  private elsewhere(id: string | number): string {
-    for (const c of this.live.collections) {
-      if (c.kind.name !== this.kind.name || (c.scope.project === this.scope.project && c.scope.parent?.key === this.scope.parent?.key)) continue;
-      if (c.records.some((r) => String(this.kind.liveId(r)) === String(id) && !this.kind.isGone(r))) {
-        return `which is a ${labelOf(this.kind)} of ${c.scope.project !== null ? `project ${c.scope.project}` : `organization ${c.scope.organization}`}, not of ${this.where()}`;
-      }
-    }
-    return `but ${this.where()} has no ${labelOf(this.kind)} with that id`;
   }
 
   private where(): string {

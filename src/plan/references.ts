@@ -6,7 +6,7 @@ import type { DeclaredReference, DesiredItem } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
 import { keyInScope, labelOf, type LiveRecord, type ReferredItem, type ResourceKind, type Scope } from '../resources/kind.js';
 import { dottedPath } from '../config/references.js';
-import { asSiteValue, namedReference, replaceAtSites, siteId } from '../resources/references.js';
+import { asSiteValue, hitsOf, namedReference, replaceAtSites, siteId } from '../resources/references.js';
 import type { Kinds } from '../resources/registry.js';
 import { addressOf } from './types.js';
 
@@ -218,11 +218,10 @@ export class ReferenceIndex {
   liveTargets(kind: ResourceKind, record: LiveRecord): Array<{ kind: string; id: string | number }> {
     const out: Array<{ kind: string; id: string | number }> = [];
     for (const site of kind.references ?? []) {
-      replaceAtSites({ ...kind, references: [site] }, site.field, record[site.field], (hit) => {
+      for (const hit of hitsOf([site], site.field, record[site.field])) {
         const id = siteId(hit.value);
         if (id !== undefined && !namedReference(hit.value)) out.push({ kind: site.kind, id });
-        return undefined;
-      });
+      }
     }
     return out;
   }

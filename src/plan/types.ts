@@ -126,6 +126,8 @@ export interface PlanResult {
   executions: Map<string, Execution>;
   /** Live item count per `kind|organization` (for the delete-share safety rule). */
   liveCounts: Map<string, number>;
+  /** What the kinds' plan-time checks said (kind.check): warnings shown with the plan. */
+  checks?: string[];
   /** Pairs [before, after] of change addresses that references ask apply to respect (see src/plan/references.ts). */
   dependencies?: Array<[string, string]>;
   /**

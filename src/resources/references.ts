@@ -65,8 +65,14 @@ function reach(value: unknown, path: string[], at: Array<string | number>, visit
 
 /** Everything the kind's sites hold in one field's value (references by name and raw ids alike). */
 export function siteHits(kind: ResourceKind, field: string, value: unknown): SiteHit[] {
+  return hitsOf(kind.references ?? [], field, value);
+}
+
+/** What the given sites hold in one field's value. */
+export function hitsOf(sites: readonly ReferenceSite[], field: string, value: unknown): SiteHit[] {
   const hits: SiteHit[] = [];
-  for (const site of kind.references ?? []) {
+  if (value === null || typeof value !== 'object') return hits;
+  for (const site of sites) {
     if (site.field !== field) continue;
     reach(value, stepsOf(site.path), [], (obj, at) => {
       if (site.when && !Object.entries(site.when).every(([k, v]) => obj[k] === v)) return;

@@ -6,7 +6,7 @@ import type { DesiredState } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
 import { listMeta } from '../http/pagination.js';
 import type { ApiPort } from '../http/port.js';
-import { liveStateOf, type LiveState } from '../plan/live.js';
+import { liveStateOf, type LiveCollection, type LiveState } from '../plan/live.js';
 import type { LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
 import type { Kinds } from '../resources/registry.js';
 import { mapLimit } from '../util/map-limit.js';
@@ -22,41 +22,59 @@ export async function readLiveState(api: ApiPort, desired: DesiredState, paralle
 
 /** Reads collections; every list and every GET is one unit of work, so they share the parallelism fairly. */
 export async function readCollections(api: ApiPort, reads: readonly CollectionRead[], parallelism: number): Promise<LiveState> {
+  const done = new Map<CollectionRead, LiveCollection>();
+  await streamCollections(api, reads, parallelism, (read, collection) => done.set(read, collection));
+  return liveStateOf(reads.map((read) => done.get(read) as LiveCollection));
+}
+
+/**
+ * Reads collections as readCollections does, handing each one to `onCollection` as soon as its
+ * last request is answered (while the others are still in flight), in whatever order that is.
+ */
+export async function streamCollections(api: ApiPort, reads: readonly CollectionRead[], parallelism: number,
+  onCollection: (read: CollectionRead, collection: LiveCollection) => void): Promise<void> {
   type Unit = { read: CollectionRead; id?: string | number; search?: string };
   const units: Unit[] = reads.flatMap((read) => [
     ...(read.list ? [{ read }] : []),
     ...read.ids.map((id) => ({ read, id })),
     ...(read.searches ?? []).map((search) => ({ read, search })),
   ]);
-  const results = await mapLimit(units, parallelism, async ({ read, id, search }: Unit) => {
+  const pending = new Map<CollectionRead, { left: number; records: LiveRecord[]; meta?: Record<string, unknown> }>();
+  for (const read of reads) pending.set(read, { left: 0, records: [] });
+  for (const unit of units) (pending.get(unit.read) as { left: number }).left++;
+  const finish = (read: CollectionRead) => {
+    const p = pending.get(read) as { records: LiveRecord[]; meta?: Record<string, unknown> };
+    pending.delete(read);
+    onCollection(read, { kind: read.kind, scope: read.scope, records: p.records, ...(p.meta ? { meta: p.meta } : {}) });
+  };
+  // A read with nothing to ask (no declared item to search for) is complete at once.
+  for (const read of reads) if ((pending.get(read) as { left: number }).left === 0) finish(read);
+  await mapLimit(units, parallelism, async ({ read, id, search }: Unit) => {
     const missingIsEmpty = read.kind.parent !== 'organization';
+    let records: LiveRecord[];
     if (search !== undefined) {
       // The API's search matches parts of names, in any case: only the item of exactly this identity is it.
       const match = read.kind.matchKey(search);
       const found = await listRecords(api, read.kind, read.scope, missingIsEmpty, read.kind.searchQuery?.(search));
-      return found.filter((r) => read.kind.matchKey(read.kind.displayKey(r[read.kind.identityField])) === match);
+      records = found.filter((r) => read.kind.matchKey(read.kind.displayKey(r[read.kind.identityField])) === match);
+    } else if (id === undefined) {
+      // A child collection answers 404 when its parent does not exist: the planner names it then.
+      records = await listRecords(api, read.kind, read.scope, missingIsEmpty, read.query);
+      const meta = listMeta(records);
+      if (meta) (pending.get(read) as { meta?: Record<string, unknown> }).meta = meta;
+      // Listed records of items read one by one come from their own GET only (a 404 there means missing).
+      if (read.ids.length > 0) {
+        const declared = new Set(read.ids.map(String));
+        records = records.filter((r) => !declared.has(String(read.kind.liveId(r))));
+      }
+    } else {
+      const record = await getRecord(api, read.kind, read.scope, id);
+      records = record ? [record] : [];
     }
-    // A child collection answers 404 when its parent does not exist: the planner names it then.
-    if (id === undefined) return listRecords(api, read.kind, read.scope, missingIsEmpty, read.query);
-    const record = await getRecord(api, read.kind, read.scope, id);
-    return record ? [record] : [];
+    const p = pending.get(read) as { left: number; records: LiveRecord[] };
+    for (const r of records) p.records.push(r);
+    if (--p.left === 0) finish(read);
   });
-  const byRead = new Map<CollectionRead, LiveRecord[]>();
-  const metas = new Map<CollectionRead, Record<string, unknown>>();
-  units.forEach((unit, i) => {
-    let records = results[i] ?? [];
-    const meta = listMeta(records);
-    if (meta) metas.set(unit.read, meta);
-    if (unit.id === undefined && unit.search === undefined && unit.read.ids.length > 0) {
-      const declared = new Set(unit.read.ids.map(String));
-      records = records.filter((r) => !declared.has(String(unit.read.kind.liveId(r))));
-    }
-    byRead.set(unit.read, [...(byRead.get(unit.read) ?? []), ...records]);
-  });
-  return liveStateOf(reads.map((read) => {
-    const meta = metas.get(read);
-    return { kind: read.kind, scope: read.scope, records: byRead.get(read) ?? [], ...(meta ? { meta } : {}) };
-  }));
 }
 
 /** Live records drive deletes and updates: a record without an id or identity is refused, not guessed at. */

@@ -6,16 +6,16 @@ import { loadConfig } from '../config/load.js';
 import { formatPosition } from '../config/problems.js';
 import type { DesiredState } from '../config/model.js';
 import { annotate } from '../plan/annotate.js';
-import { heldBackTargets, kindChecks } from '../plan/kind-checks.js';
-import { withCollections } from '../plan/live.js';
-import { computePlan } from '../plan/planner.js';
+import { liveStateOf, withCollections, type LiveCollection, type LiveState } from '../plan/live.js';
+import { PlanBuilder, type PlanOptions, type PlanUnit } from '../plan/planner.js';
 import { safetyWarnings } from '../plan/safety.js';
 import type { Plan, PlanResult, PlanTargets } from '../plan/types.js';
+import type { ApiPort } from '../http/port.js';
 import type { Kinds } from '../resources/registry.js';
 import { heldBackReads, UnknownOrganization } from '../state/live-state.js';
 import { HogsyncError } from '../errors.js';
 import { attributePlan } from './attribute.js';
-import { readCollections } from '../state/live-state.js';
+import { readCollections, streamCollections, type CollectionRead } from '../state/live-state.js';
 import { restrictReads } from '../state/targeted-reads.js';
 import { plannedReads } from '../state/targets.js';
 import { DEFAULT_MAX_DELETE_PERCENT } from '../plan/limits.js';
@@ -65,27 +65,82 @@ function declaredHere(err: UnknownOrganization, desired: DesiredState): HogsyncE
 async function readAndPlan(client: ApiClient, desired: DesiredState, settings: ApiSettings, request: PlanRequest, observer: Observer): Promise<Planned> {
   const all = plannedReads(desired, request.kinds);
   const reads = request.targets ? restrictReads(all, targetsOfPlan(request.targets)) : all;
-  let live = await reading(client, 'live state', observer, () => readCollections(client, reads, settings.parallelism));
   const options = { baseUrl: settings.baseUrl, kind: request.kind, kinds: request.kinds, targets: request.targets };
-  let result = computePlan(desired, live, options);
-  // Records the default lists leave out (archived flags) may hold the key of a planned create:
-  // read them for those collections only, and plan again.
-  const held = heldBackTargets(result, request.kinds);
-  if (held.length > 0) {
-    const more = held.flatMap(({ kind, scope }) => heldBackReads(kind, [scope]));
-    const extra = await reading(client, 'live state', observer, () => readCollections(client, more, settings.parallelism));
-    live = withCollections(live, extra.collections);
-    result = computePlan(desired, live, options);
-  }
+  const { result: planned, organizationLive: live } = await reading(client, 'live state', observer,
+    () => streamPlan(client, desired, reads, options, settings.parallelism));
+  let result = planned;
   if (request.targets) result = await countEveryLiveItem(result, all, reads, client, settings.parallelism, request.maxDeletePercent ?? DEFAULT_MAX_DELETE_PERCENT);
-  const checks = kindChecks(desired, live, result, request.kinds);
-  const warnings = [...checks, ...(request.safetyWarnings ? safetyWarnings(result, request.kinds) : [])];
+  const warnings = [...(result.checks ?? []), ...(request.safetyWarnings ? safetyWarnings(result, request.kinds) : [])];
   const previews = request.previews ? await runPreviews(result, client, settings.parallelism) : undefined;
   // What the files declare that will not do what it seems to, at its line (as validate says it).
   const declared = (desired.warnings ?? []).map((w) => `${formatPosition(w.position)}: ${w.message}`);
   const annotated = annotate(result.plan, { changes: previews?.changes ?? new Map(), warnings: [...declared, ...(result.notices ?? []), ...warnings, ...(previews?.warnings ?? [])] });
   const plan = request.attribution ? await attributePlan(annotated, result, live, client, settings.parallelism, request.kinds) : annotated;
   return { desired, result, plan };
+}
+
+/**
+ * Reads the collections a plan needs and plans each unit (an organization's own kinds, or one
+ * project's) as soon as its collections are in, while the other reads are still in flight: the
+ * comparison's CPU overlaps the network's waits, and a unit's live records are let go once it is
+ * planned (only the organization-level ones stay, for attribution). A unit whose plan would
+ * create an item that a held-back record may hold (an archived flag's key) reads those first:
+ * nothing is planned twice.
+ */
+export async function streamPlan(client: ApiPort, desired: DesiredState, reads: readonly CollectionRead[], options: PlanOptions, parallelism: number):
+  Promise<{ result: PlanResult; organizationLive: LiveState }> {
+  const builder = new PlanBuilder(desired, options);
+  const units = builder.units();
+  const unitKey = (organization: string, project: number | null) => `${organization}|${project ?? ''}`;
+  const byKey = new Map(units.map((u) => [unitKey(u.organization, u.project), u]));
+  const waiting = new Map(units.map((u) => [u, { left: 0, collections: [] as LiveCollection[] }]));
+  const unitOf = (read: CollectionRead) => byKey.get(unitKey(read.scope.organization, read.scope.project));
+  for (const read of reads) {
+    const unit = unitOf(read);
+    if (unit) (waiting.get(unit) as { left: number }).left++;
+  }
+  const organizationLive: LiveCollection[] = [];
+  const planned = new Set<PlanUnit>();
+  const deferred: PlanUnit[] = [];
+  let chain: Promise<void> = Promise.resolve();
+  const enqueue = (unit: PlanUnit): void => {
+    const own = byKey.get(unitKey(unit.organization, null));
+    if (unit.afterOrganization && own && !planned.has(own)) {
+      deferred.push(unit);
+      return;
+    }
+    chain = chain.then(async () => {
+      // After the reads the response callbacks start: the next requests go out before this CPU work.
+      await new Promise<void>((resolve) => { setImmediate(resolve); });
+      const w = waiting.get(unit) as { collections: LiveCollection[] };
+      let live = liveStateOf(w.collections);
+      const held = builder.heldBackNeeds(unit, live);
+      if (held.length > 0) {
+        const extra = await readCollections(client, held.flatMap(({ kind, scope }) => heldBackReads(kind, [scope])), parallelism);
+        live = withCollections(live, extra.collections);
+      }
+      builder.planUnit(unit, live);
+      planned.add(unit);
+      if (unit.project === null) organizationLive.push(...w.collections);
+      w.collections = [];
+      if (unit.project === null) for (const next of deferred.splice(0).filter((d) => d.organization === unit.organization)) enqueue(next);
+    });
+    // Its error is awaited below; until then it must not count as unhandled.
+    chain.catch(() => undefined);
+  };
+  for (const unit of units) if ((waiting.get(unit) as { left: number }).left === 0) enqueue(unit);
+  // Reads of projects first, in unit order: their comparison is most of the work, and it runs
+  // while the organization's reads (one GET per project) are still in flight.
+  const order = [...reads].sort((a, b) => Number(a.scope.project === null) - Number(b.scope.project === null));
+  await streamCollections(client, order, parallelism, (read, collection) => {
+    const unit = unitOf(read);
+    if (!unit) return;
+    const w = waiting.get(unit) as { left: number; collections: LiveCollection[] };
+    w.collections.push(collection);
+    if (--w.left === 0) enqueue(unit);
+  });
+  await chain;
+  return { result: builder.finish(), organizationLive: liveStateOf(organizationLive) };
 }
 
 /** `hogsync plan` and `hogsync drift`: files → annotated plan, targeted when asked. */
