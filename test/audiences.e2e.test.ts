@@ -105,7 +105,7 @@ describe('audiences as code', () => {
     expect(again.code).toBe(0);
   });
 
-  it('export writes references by name, once for every project with --shared, and plans empty', async () => {
+  it('export and show write references by name, once for every project with --shared, and the export plans empty', async () => {
     const out = ws.path('exported.yaml');
     const exported = await ws.cli(['export', '--organization', ORG, '--kind', 'cohorts', '--kind', 'feature_flags', '--kind', 'actions', '--out', out]);
     expect(exported.code, exported.stderr).toBe(0);
@@ -115,6 +115,11 @@ describe('audiences as code', () => {
     const signers = doc.projects.find((p) => p.id === 333)?.cohorts?.find((c) => c.name === 'Signers') as { filters: { properties: { values: Array<{ values: Rec[] }> } } };
     expect(signers.filters.properties.values[0]?.values[0]?.key).toEqual({ action: 'Signed up' });
     expect((await ws.cli(['plan', out, '--detailed-exitcode'])).code).toBe(0);
+    // show writes one flag as a file would: its cohort by name (that project's cohorts read for it).
+    const shown = await ws.cli(['show', `feature_flag:${ORG}/333/staff-preview`]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect((parse(shown.stdout) as { projects: Array<{ feature_flags: Array<{ filters: { groups: Array<{ properties: Rec[] }> } }> }> })
+      .projects[0]?.feature_flags[0]?.filters.groups[0]?.properties[0]?.value).toEqual({ cohort: 'Staff' });
 
     const shared = ws.path('shared.yaml');
     expect((await ws.cli(['export', '--organization', ORG, '--kind', 'cohorts', '--kind', 'feature_flags', '--shared', '--out', shared])).code).toBe(0);
