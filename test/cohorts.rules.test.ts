@@ -17,6 +17,7 @@ import { normalizeSteps } from '../src/resources/action/kind.js';
 import { plannedReads } from '../src/state/targets.js';
 import { ORG } from './support/constants.js';
 
+type Rec = Record<string, unknown>;
 const P = 111;
 const at = { file: 'h.yaml', line: 3, col: 7 };
 const person = (key: string, value: unknown, operator = 'exact') => ({ type: 'person', key, operator, value });
@@ -194,5 +195,48 @@ describe('the planner and cohorts', () => {
     const d = desired([item('feature_flag', 'promo', { filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: { cohort: 'Buyers' } }] }] } }, { references: [ref] })]);
     expect(() => computePlan(d, live({ cohorts: [cohort(1, 'Buyers', anyOf(behavioral))], flags: [] }), { baseUrl: 'https://api.test' }))
       .toThrow(/filters.groups\[0\].properties\[0\].value: cohort "Buyers" has behavioral criteria/);
+  });
+});
+
+describe('export writes references by name where the name is unique, and pins repeated names', () => {
+  it('names the one cohort of a name; keeps the id of one whose name repeats, and writes those cohorts with their id:', async () => {
+    const { exportDocument } = await import('../src/export/document.js');
+    const { loadSchemaValidator } = await import('../src/config/compiled.js');
+    const { parse } = await import('yaml');
+    const scope = { organization: ORG, project: P };
+    const live = liveStateOf([
+      { kind: kindByName('project'), scope: { organization: ORG, project: null }, records: [{ id: P, name: 'Web' }] },
+      { kind: kindByName('cohort'), scope, records: [cohort(1, 'Staff'), cohort(2, 'Twin'), cohort(3, 'Twin'), { ...cohort(4, 'Gone'), deleted: true }] },
+      { kind: kindByName('feature_flag'), scope, records: [flag(10, 'a', targeting(1)), flag(11, 'b', targeting(2)), flag(12, 'c', targeting(4))] },
+    ]);
+    const result = exportDocument(live, { organization: ORG, schemaId: 'x', validate: loadSchemaValidator(), selected: [kindByName('cohort'), kindByName('feature_flag')] });
+    const doc = parse(result.text) as { projects: Array<{ cohorts: Rec[]; feature_flags: Array<{ filters: { groups: Array<{ properties: Rec[] }> } }> }> };
+    const values = doc.projects[0]?.feature_flags.map((f) => f.filters.groups[0]?.properties[0]?.value);
+    // Staff by name; a repeated name and a deleted cohort stay ids.
+    expect(values).toEqual([{ cohort: 'Staff' }, 2, 4]);
+    expect(doc.projects[0]?.cohorts.map((c) => [c.name, c.id])).toEqual([['Staff', undefined], ['Twin', 2], ['Twin', 3]]);
+  });
+});
+
+describe('an id: pin names one project\'s cohort', () => {
+  it('is refused in a shared definition and in its overrides, saying where it belongs', async () => {
+    const { loadConfig, ConfigErrors } = await import('../src/config/load.js');
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'hogsync-pin-'));
+    try {
+      writeFileSync(join(dir, 'h.yaml'), `organization: ${ORG}\nprojects: [ { id: 111 } ]\ncohorts:\n  - name: Staff\n    id: 4\n    overrides: { 111: { id: 5 } }\n`);
+      let err: unknown;
+      try { await loadConfig([join(dir, 'h.yaml')]); } catch (e) { err = e; }
+      expect(err).toBeInstanceOf(ConfigErrors);
+      const lines = (err as InstanceType<typeof ConfigErrors>).problems.map((p) => `${p.position.line}:${p.position.col}: ${p.message}`);
+      expect(lines).toEqual([
+        '5:5: field "id" is not allowed in cohort: an id pins one project\'s cohort (ids differ per project): declare that cohort in its project\'s own cohorts list',
+        '6:25: field "id" is not allowed in cohort override: name, id, ensure, renamed_from, projects and overrides belong to the cohort itself, not to one project\'s override',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
