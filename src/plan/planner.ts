@@ -275,7 +275,7 @@ export class PlanBuilder {
         ...(meta ? { meta } : {}),
       });
       // Raised by finish(), in canonical order, not in the order collections happened to arrive.
-      if (checked.error) out.error = new HogsyncError('config', checked.error);
+      if (checked.error) out.error = new HogsyncError('config', checked.error, checked.errorAt ? { position: checked.errorAt as FilePosition } : undefined);
       out.checks.push(...(checked.warnings ?? []));
     } catch (err) {
       if (!(err instanceof HogsyncError)) throw err;
@@ -432,16 +432,6 @@ function byAddress(a: ManagedItem, b: ManagedItem): number {
   return a.address < b.address ? -1 : a.address > b.address ? 1 : 0;
 }
 
-function groupBy<T>(list: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of list) {
-    const key = keyOf(item);
-    const group = groups.get(key);
-    if (group) group.push(item);
-    else groups.set(key, [item]);
-  }
-  return groups;
-}
 
 function isSensitive(kind: ResourceKind, item: DesiredItem, field: string, record?: LiveRecord): boolean {
   return isLiveSecret(kind, item, field, record) || item.interpolated.includes(field);
