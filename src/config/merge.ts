@@ -17,9 +17,10 @@ import type { FilePosition } from '../errors.js';
 import { labelOf, type ResourceKind } from '../resources/kind.js';
 import { KINDS, pruneKeys, type Kinds } from '../resources/registry.js';
 import type { DesiredItem, DesiredOrganization, DesiredState, PruneSettings } from './model.js';
-import type { Pos, SourceMap } from './parse.js';
+import type { SourceMap } from './parse.js';
 import { childPointer } from './pointer.js';
 import { formatPosition, type ConfigProblem } from './problems.js';
+import { lazyPosition } from './position.js';
 import { declaredReferences } from './references.js';
 
 export interface LoadedFile {
@@ -80,16 +81,6 @@ interface OrgState {
   prune: Map<string, { value: boolean; where: FilePosition }[]>;
 }
 
-/** A position looked up only when read: most are never shown, and finding them can cost a full parse. */
-function lazyPosition(file: string, find: () => Pos): FilePosition {
-  let found: Pos | undefined;
-  return {
-    file,
-    get line() { return (found ??= find()).line; },
-    get col() { return (found ??= find()).col; },
-  };
-}
-
 export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): { state: DesiredState; problems: ConfigProblem[] } {
   const problems: ConfigProblem[] = [];
   const orgs = new Map<string, OrgState>();
@@ -109,17 +100,16 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
     const root = f.data;
     if (!isObj(root) || typeof root.organization !== 'string') continue;
     const orgId = root.organization.toLowerCase();
-    const pos = (pointer: string, fallback: Pos = { line: 1, col: 1 }): FilePosition =>
-      lazyPosition(f.file, () => f.map.keys.get(pointer) ?? f.map.values.get(pointer) ?? fallback);
+    const pos = (pointer: string): FilePosition => lazyPosition(f.file, f.map, pointer);
     let state = orgs.get(orgId);
     if (!state) {
-      const position = lazyPosition(f.file, () => f.map.values.get('/organization') ?? { line: 1, col: 1 });
+      const position = lazyPosition(f.file, f.map, '/organization', 'value');
       state = { org: { id: orgId, items: [], prune: Object.fromEntries(prunable.map((k) => [k, false])) as PruneSettings, position }, declared: new Map(), prune: new Map() };
       orgs.set(orgId, state);
     }
     const st = state;
     /** Where a value is written (a reference's own `{`), rather than its key. */
-    const valuePos = (pointer: string): FilePosition => lazyPosition(f.file, () => f.map.values.get(pointer) ?? f.map.keys.get(pointer) ?? { line: 1, col: 1 });
+    const valuePos = (pointer: string): FilePosition => lazyPosition(f.file, f.map, pointer, 'value');
 
     const itemOf = (kind: ResourceKind, entry: Obj, pointer: string, at: ItemScope): DesiredItem | undefined => {
       const raw = entry[kind.identityField];

@@ -16,10 +16,10 @@ import type { FilePosition } from '../errors.js';
 import type { ResourceKind } from '../resources/kind.js';
 import { KINDS } from '../resources/registry.js';
 import { identityKey, itemAddressKey, RENAMED_FROM, type LoadedFile } from './merge.js';
+import { lazyPosition } from './position.js';
 import { declaredReferences } from './references.js';
 import { namedReference, siteHits, siteId } from '../resources/references.js';
 import type { DesiredItem, DesiredOrganization, DesiredState, PruneSettings } from './model.js';
-import type { Pos } from './parse.js';
 import { childPointer } from './pointer.js';
 import { formatPosition, type ConfigProblem } from './problems.js';
 
@@ -34,11 +34,8 @@ export const DEFAULTS = 'defaults';
 const label = (kind: ResourceKind) => kind.name.replace(/_/g, ' ');
 const plural = (kind: ResourceKind) => kind.configKey.replace(/_/g, ' ');
 
-/** A position looked up only when read: finding it can cost a full parse of a fast-parsed file. */
-function lazyPosition(f: LoadedFile, pointer: string, preferKey = true): FilePosition {
-  let found: Pos | undefined;
-  const find = (): Pos => (found ??= (preferKey ? f.map.keys.get(pointer) : undefined) ?? f.map.values.get(pointer) ?? f.map.keys.get(pointer) ?? { line: 1, col: 1 });
-  return { file: f.file, get line() { return find().line; }, get col() { return find().col; } };
+function positionIn(f: LoadedFile, pointer: string, preferKey = true): FilePosition {
+  return lazyPosition(f.file, f.map, pointer, preferKey ? 'key' : 'value');
 }
 
 function underEnv(f: LoadedFile, pointer: string): boolean {
@@ -117,7 +114,7 @@ function readPruneAt({ org, files }: OrgScope): void {
     for (const [key, value] of Object.entries(prune)) {
       if (value !== true || !(key in org.prune)) continue;
       org.pruneAt ??= {};
-      org.pruneAt[key as keyof PruneSettings] ??= lazyPosition(f, childPointer('/prune', key));
+      org.pruneAt[key as keyof PruneSettings] ??= positionIn(f, childPointer('/prune', key));
     }
   }
 }
@@ -141,7 +138,7 @@ function readAliases({ org, files }: OrgScope, problems: ConfigProblem[]): Map<R
         const parent = entries.find((e) => e.item === item);
         if (!item || !parent) return;
         const name = entry[ALIAS] as string;
-        const where = lazyPosition(f, childPointer(childPointer(childPointer('', kind.configKey), i), ALIAS), false);
+        const where = positionIn(f, childPointer(childPointer(childPointer('', kind.configKey), i), ALIAS), false);
         const other = taken.get(name.toLowerCase());
         if (other && other.key !== item.key) {
           problems.push({ position: where, message: `alias "${name}" is used by two ${plural(kind)}: ${other.key} (${formatPosition(other.where)}) and ${item.key} (${formatPosition(where)}); aliases are unique in an organization (ignoring case)` });
@@ -223,7 +220,7 @@ function expandChildLists({ org, files }: OrgScope, parentsByKind: Map<ResourceK
         const raw = entry[kind.identityField];
         if (typeof raw !== 'string' || raw === '') return;
         const keyPointer = childPointer(pointer, kind.identityField);
-        const at = lazyPosition(f, keyPointer);
+        const at = positionIn(f, keyPointer);
         if (underEnv(f, keyPointer)) {
           problems.push({ position: at, message: `${kind.identityField}: the identity of a ${label(kind)} cannot come from \${env:…}; it is shown in every plan` });
           return;
@@ -235,11 +232,11 @@ function expandChildLists({ org, files }: OrgScope, parentsByKind: Map<ResourceK
         const targets: Resolved[] = [];
         const listPointer = childPointer(pointer, listKey);
         const listed = entry[listKey];
-        const listAt = lazyPosition(f, listPointer);
+        const listAt = positionIn(f, listPointer);
         if (Array.isArray(listed)) {
           listed.forEach((ref, j) => {
             if (!wellFormed(ref)) return;
-            const refAt = lazyPosition(f, childPointer(listPointer, j), false);
+            const refAt = positionIn(f, childPointer(listPointer, j), false);
             const found = resolveRef(ref, parents);
             if (!found) { problems.push({ position: refAt, message: unknownRef(ref, parentKind, parents) }); return; }
             if (targets.some((t) => t.key === found.key)) {
@@ -269,7 +266,7 @@ function expandChildLists({ org, files }: OrgScope, parentsByKind: Map<ResourceK
           for (const [ref, value] of Object.entries(entry[OVERRIDES] as Obj)) {
             if (!wellFormed(ref)) continue;
             const refPointer = childPointer(overridesPointer, ref);
-            const where = lazyPosition(f, refPointer);
+            const where = positionIn(f, refPointer);
             const found = resolveRef(ref, parents);
             if (!found) { problems.push({ position: where, message: `${OVERRIDES}: ${unknownRef(ref, parentKind, parents)}` }); continue; }
             const twice = overrides.get(found.key);
@@ -323,7 +320,7 @@ function expandChildLists({ org, files }: OrgScope, parentsByKind: Map<ResourceK
               if (!override || !(name in kind.fields)) continue;
               fields[name] = value;
               const fieldPointer = childPointer(override.pointer, name);
-              origins[name] = lazyPosition(f, fieldPointer);
+              origins[name] = positionIn(f, fieldPointer);
               const was = interpolated.indexOf(name);
               if (was !== -1) interpolated.splice(was, 1);
               if (underEnv(f, fieldPointer)) interpolated.push(name);
@@ -334,7 +331,7 @@ function expandChildLists({ org, files }: OrgScope, parentsByKind: Map<ResourceK
             return override && field in override.fields ? childPointer(override.pointer, field) : childPointer(pointer, field);
           };
           const references = kind.references && ensure === 'present'
-            ? declaredReferences(kind, fields, pointerOf, (p) => lazyPosition(f, p, false), problems) : [];
+            ? declaredReferences(kind, fields, pointerOf, (p) => positionIn(f, p, false), problems) : [];
           const item: DesiredItem = {
             kind: kind.name, organization: org.id, project, key, ensure, fields, interpolated, position: at,
             ...(references.length > 0 ? { references } : {}),
@@ -366,7 +363,7 @@ function applyDefaults({ org, files }: OrgScope, problems: ConfigProblem[]): voi
       for (const [name, value] of Object.entries(block[kind.configKey] as Obj)) {
         if (!(name in kind.fields) || name === kind.identityField) continue;
         const fieldPointer = childPointer(pointer, name);
-        const where = lazyPosition(f, fieldPointer);
+        const where = positionIn(f, fieldPointer);
         const first = defaults.get(name);
         if (first) {
           problems.push({ position: where, message: `${DEFAULTS}.${kind.configKey}.${name} is declared twice: ${formatPosition(first.where)} and ${formatPosition(where)}` });

@@ -450,16 +450,6 @@ function byAddress(a: ManagedItem, b: ManagedItem): number {
   return a.address < b.address ? -1 : a.address > b.address ? 1 : 0;
 }
 
-function groupBy<T>(list: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of list) {
-    const key = keyOf(item);
-    const group = groups.get(key);
-    if (group) group.push(item);
-    else groups.set(key, [item]);
-  }
-  return groups;
-}
 
 function isSensitive(kind: ResourceKind, item: DesiredItem, field: string, record?: LiveRecord): boolean {
   return isLiveSecret(kind, item, field, record) || item.interpolated.includes(field);

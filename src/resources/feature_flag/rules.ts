@@ -57,17 +57,6 @@ function dropNulls(value: unknown): unknown {
   return value;
 }
 
-function normalizeProperty(raw: unknown): unknown {
-  if (!isObj(raw)) return raw;
-  const { cohort_name: _computed, group_key_names: _names, ...prop } = raw;
-  // A reference by name (`{ feature_flag: KEY }`) stays as written: the plan shows it by name.
-  if (prop.key !== undefined && prop.key !== null && typeof prop.key !== 'string' && !isObj(prop.key)) prop.key = JSON.stringify(prop.key);
-  if (prop.operator === 'min') prop.operator = 'gte';
-  if (prop.operator === 'max') prop.operator = 'lte';
-  if (typeof prop.operator === 'string' && NUMERIC_OPERATORS.has(prop.operator)) prop.value = num(prop.value);
-  return prop;
-}
-
 /**
  * `filters` as a request carries them: the value of a numeric comparison (gt, gte, lt, lte, and
  * the aliases min, max) as the string the API requires ("Invalid value for operator gt: 5"
@@ -105,36 +94,99 @@ export function payloadValue(value: unknown): unknown {
 }
 
 /** Server-computed keys inside a release condition, never compared. */
-const COMPUTED_GROUP_KEYS = ['sort_key', 'users_affected'];
+const COMPUTED_GROUP_KEYS = new Set(['sort_key', 'users_affected']);
+/** Keys other features own at the top of `filters` (dropped on any save, or server-owned): never compared. */
+const OWNED_KEYS = new Set(['holdout_groups', 'super_groups', 'feature_enrollment', 'holdout']);
+/** What a property holds that the API computes on every answer. */
+const COMPUTED_PROPERTY_KEYS = new Set(['cohort_name', 'group_key_names']);
 
-/** `filters` as the API would store it, in a form where equal means "the API holds the same". */
+/** A value with its null members dropped (null and absent are the same inside filters). */
+function kept(value: unknown): unknown {
+  return value !== null && typeof value === 'object' ? dropNulls(value) : value;
+}
+
+/** One property in its compared form, built in one pass (this runs for every flag of a plan). */
+function comparedProperty(raw: unknown): unknown {
+  if (!isObj(raw)) return kept(raw);
+  const out: Obj = {};
+  for (const k in raw) {
+    const v = raw[k];
+    if (v === null || v === undefined || COMPUTED_PROPERTY_KEYS.has(k)) continue;
+    out[k] = kept(v);
+  }
+  // A reference by name (`{ feature_flag: KEY }`) stays as written: the plan shows it by name.
+  if (out.key !== undefined && typeof out.key !== 'string' && !isObj(out.key)) out.key = JSON.stringify(out.key);
+  if (out.operator === 'min') out.operator = 'gte';
+  if (out.operator === 'max') out.operator = 'lte';
+  if (typeof out.operator === 'string' && NUMERIC_OPERATORS.has(out.operator) && 'value' in out) {
+    const n = num(out.value);
+    if (n === null) delete out.value;
+    else out.value = n;
+  }
+  return out;
+}
+
+/** One release condition in its compared form. */
+function comparedGroup(raw: unknown, aggregation: unknown): unknown {
+  if (!isObj(raw)) return kept(raw);
+  const out: Obj = {};
+  for (const k in raw) {
+    if (k === 'properties' || k === 'rollout_percentage' || k === 'aggregation_group_type_index' || COMPUTED_GROUP_KEYS.has(k)) continue;
+    const v = raw[k];
+    if (v !== null && v !== undefined) out[k] = kept(v);
+  }
+  out.properties = Array.isArray(raw.properties) ? raw.properties.map(comparedProperty) : [];
+  const rollout = num(raw.rollout_percentage);
+  if (rollout !== null) out.rollout_percentage = rollout;
+  if (aggregation !== null) out.aggregation_group_type_index = aggregation;
+  return out;
+}
+
+/**
+ * `filters` as the API would store it, in a form where equal means "the API holds the same"
+ * (see the rules at the top of this file). Built in one pass, without null members: it runs on
+ * both sides of every flag a plan compares.
+ */
 export function normalizeFilters(value: unknown): unknown {
   if (!isObj(value)) return value ?? null;
-  const { holdout_groups: _h, super_groups: _s, feature_enrollment: _e, holdout: _o, ...rest } = value;
-  const aggregation = num(rest.aggregation_group_type_index);
-  const groups = (Array.isArray(rest.groups) ? rest.groups : []).map((g) => {
-    if (!isObj(g)) return g;
-    const group: Obj = { ...g };
-    for (const k of COMPUTED_GROUP_KEYS) delete group[k];
-    group.properties = (Array.isArray(g.properties) ? g.properties : []).map(normalizeProperty);
-    group.rollout_percentage = num(g.rollout_percentage);
-    group.aggregation_group_type_index = aggregation;
-    return group;
-  });
-  const out: Obj = { ...rest, groups, aggregation_group_type_index: aggregation };
-  if (isObj(rest.multivariate) && Array.isArray(rest.multivariate.variants)) {
-    out.multivariate = {
-      ...rest.multivariate,
-      variants: rest.multivariate.variants.map((v) => (isObj(v) ? { ...v, rollout_percentage: num(v.rollout_percentage) } : v)),
-    };
+  const aggregation = num(value.aggregation_group_type_index);
+  const out: Obj = {};
+  for (const k in value) {
+    if (OWNED_KEYS.has(k) || k === 'groups' || k === 'aggregation_group_type_index' || k === 'multivariate' || k === 'payloads') continue;
+    const v = value[k];
+    if (v !== null && v !== undefined) out[k] = kept(v);
   }
-  if (isObj(rest.payloads)) {
+  out.groups = Array.isArray(value.groups) ? value.groups.map((g) => comparedGroup(g, aggregation)) : [];
+  if (aggregation !== null) out.aggregation_group_type_index = aggregation;
+  const multivariate = value.multivariate;
+  if (isObj(multivariate) && Array.isArray(multivariate.variants)) {
+    if (multivariate.variants.length > 0) {
+      const mv = kept({ ...multivariate, variants: null }) as Obj;
+      mv.variants = multivariate.variants.map((v) => {
+        if (!isObj(v)) return kept(v);
+        const variant = kept({ ...v, rollout_percentage: null }) as Obj;
+        const rollout = num(v.rollout_percentage);
+        if (rollout !== null) variant.rollout_percentage = rollout;
+        return variant;
+      });
+      out.multivariate = mv;
+    }
+  } else if (multivariate !== null && multivariate !== undefined) {
+    out.multivariate = kept(multivariate);
+  }
+  if (isObj(value.payloads)) {
     const payloads: Obj = {};
-    for (const [k, v] of Object.entries(rest.payloads)) payloads[k] = payloadValue(v);
-    out.payloads = Object.keys(payloads).length > 0 ? payloads : null;
+    let any = false;
+    for (const [k, v] of Object.entries(value.payloads)) {
+      any = true;
+      const parsed = payloadValue(v);
+      if (parsed !== null && parsed !== undefined) payloads[k] = kept(parsed);
+    }
+    if (any) out.payloads = payloads;
+  } else if (value.payloads !== null && value.payloads !== undefined) {
+    out.payloads = kept(value.payloads);
   }
-  if (isObj(out.multivariate) && Array.isArray(out.multivariate.variants) && out.multivariate.variants.length === 0) out.multivariate = null;
-  return dropNulls(out);
+  return out;
 }
 
 export { normalizeTags } from '../tags.js';
