@@ -14,7 +14,9 @@ const F = `/api/projects/${P}/feature_flags`;
 let c: Api;
 let baseId = 0;
 beforeAll(async () => {
-  const sb = await inProcessSandbox({ seed: { organizations: [{ id: DEFAULT_ORG, projects: [{ id: P, feature_flags: [{ key: 'base', filters: { groups: [{}] } }] }] }] } });
+  // Cohort properties name cohorts 1–99: the project holds them (the API refuses a flag on a missing cohort).
+  const cohorts = Array.from({ length: 99 }, (_, i) => ({ id: i + 1, name: `Cohort ${i + 1}` }));
+  const sb = await inProcessSandbox({ seed: { organizations: [{ id: DEFAULT_ORG, projects: [{ id: P, cohorts, feature_flags: [{ key: 'base', filters: { groups: [{}] } }] }] }] } });
   c = api(sb.baseUrl, sb.apiKey);
   baseId = (((await c.get(`${F}/`)).body as { results: Rec[] }).results[0] as Rec).id as number;
 });
