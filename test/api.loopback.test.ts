@@ -4,6 +4,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Agent as UndiciAgent } from 'undici';
+import { Agent } from '../src/http/agent.js';
 import { ApiClient } from '../src/http/client.js';
 import { VERSION } from '../src/version.js';
 import { KEY, rejection } from './support/mock-api.js';
@@ -84,5 +86,11 @@ describe('API client over loopback', () => {
     const c = client(`http://127.0.0.1:${port}`, { maxRetries: 2 });
     const err = await rejection(c.request('GET', '/api/x/'));
     expect(err.message).toBe('connection refused (ECONNREFUSED) (gave up after 3 attempts)');
+  });
+
+  it("pools connections with undici's own Agent, loaded without the rest of undici", () => {
+    // The client loads the pool's module by its path inside undici: an undici that moves or
+    // replaces it must fail here, not in a user's run.
+    expect(Agent).toBe(UndiciAgent);
   });
 });
