@@ -2,8 +2,13 @@
 // agent): what undici really raises for a reset, a silent server and a closed port is
 // classified as the retry policy expects.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Agent as UndiciAgent } from 'undici';
+import { Agent } from '../src/http/agent.js';
 import { ApiClient } from '../src/http/client.js';
 import { VERSION } from '../src/version.js';
 import { KEY, rejection } from './support/mock-api.js';
@@ -84,5 +89,27 @@ describe('API client over loopback', () => {
     const c = client(`http://127.0.0.1:${port}`, { maxRetries: 2 });
     const err = await rejection(c.request('GET', '/api/x/'));
     expect(err.message).toBe('connection refused (ECONNREFUSED) (gave up after 3 attempts)');
+  });
+
+  it("pools connections with undici's own Agent, loaded without the rest of undici", async () => {
+    // The client loads the pool's module by its path inside undici: an undici that moves or
+    // replaces it must fail here, not in a user's run.
+    expect(Agent).toBe(UndiciAgent);
+    // In a process that never loads undici's index (this one has: the test imports it), the
+    // pool still makes requests, and the index stays unloaded.
+    const base = await serve((_req, res) => { res.setHeader('content-type', 'application/json'); res.end('{"ok":true}'); });
+    const script = `
+      const { createRequire } = await import('node:module');
+      const { ApiClient } = await import(${JSON.stringify(pathToFileURL(resolve('dist/http/client.js')).href)});
+      const c = new ApiClient({ baseUrl: ${JSON.stringify(base)}, apiKey: 'phx_${'k'.repeat(40)}' });
+      const body = await c.request('GET', '/api/x/');
+      await c.close();
+      const index = createRequire(import.meta.url).resolve('undici');
+      const loaded = Object.keys(createRequire(import.meta.url).cache).includes(index);
+      console.log(JSON.stringify({ body, loaded }));`;
+    const out = await new Promise<string>((done, fail) => execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: resolve('.') }, (err, stdout, stderr) => (err ? fail(new Error(stderr)) : done(stdout))));
+    const { body, loaded } = JSON.parse(out) as { body: { status: number; body: unknown }; loaded: boolean };
+    expect(body.body).toEqual({ ok: true });
+    expect(loaded).toBe(false);
   });
 });

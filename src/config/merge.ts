@@ -127,9 +127,9 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
       const interpolated: string[] = [];
       if (ensure === 'present') {
         const known = kind.fields;
-        for (const [name, value] of Object.entries(entry)) {
+        for (const name in entry) {
           if (!(name in known)) continue;
-          fields[name] = value;
+          fields[name] = entry[name];
           if (f.envPointers.size === 0) continue;
           const fp = childPointer(pointer, name);
           if ([...f.envPointers].some((p) => p === fp || p.startsWith(`${fp}/`))) interpolated.push(name);
@@ -138,11 +138,13 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
       const pin = kind.idPin && (Number.isSafeInteger(entry[PIN]) || (typeof entry[PIN] === 'string' && entry[PIN] !== '')) ? entry[PIN] as string | number : undefined;
       const references = kind.references && ensure === 'present'
         ? declaredReferences(kind, fields, (field) => childPointer(pointer, field), (p) => valuePos(p), problems, kinds) : [];
-      return {
-        kind: kind.name, organization: orgId, project: at.project, ...(at.parent ? { parent: at.parent } : {}), key: kind.displayKey(raw), ensure, fields, interpolated,
-        position: pos(identityPointer), ...(pin !== undefined ? { pin } : {}), ...(references.length > 0 ? { references } : {}),
-        ...(typeof entry[RENAMED_FROM] === 'string' && entry[RENAMED_FROM] !== '' ? { renamedFrom: kind.displayKey(entry[RENAMED_FROM]) } : {}),
-      };
+      // Optional members are assigned only when present (not spread in): this runs for every declared item.
+      const item: DesiredItem = { kind: kind.name, organization: orgId, project: at.project, key: kind.displayKey(raw), ensure, fields, interpolated, position: pos(identityPointer) };
+      if (at.parent) item.parent = at.parent;
+      if (pin !== undefined) item.pin = pin;
+      if (references.length > 0) item.references = references;
+      if (typeof entry[RENAMED_FROM] === 'string' && entry[RENAMED_FROM] !== '') item.renamedFrom = kind.displayKey(entry[RENAMED_FROM]);
+      return item;
     };
 
     /** Adds an item unless it is a duplicate; returns false for a duplicate. */

@@ -2,7 +2,8 @@
 // request, keeps the key on the base URL's origin, shares one concurrency limit and one
 // rate limit across all requests, retries what is safe to retry, follows pagination, and
 // turns every failure into a one-line HogsyncError that never contains the key.
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent } from './agent.js';
 import { HogsyncError, type ErrorCode, type RequestInfo } from '../errors.js';
 import { VERSION } from '../version.js';
 import { maskKey as redact } from '../util/secrets.js';

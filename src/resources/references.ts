@@ -25,42 +25,63 @@ export function namedReference(value: unknown): NamedReference | undefined {
   return typeof name === 'string' || typeof name === 'number' ? { kind, name: String(name) } : undefined;
 }
 
-const steps = new Map<string, string[]>();
-function stepsOf(path: string): string[] {
+/** One step of a site's path: a key, a list's items (`name[]`), or any depth (`**`). */
+type Step = { any: true } | { any: false; name: string; list: boolean };
+
+const steps = new Map<string, Step[]>();
+function stepsOf(path: string): Step[] {
   let s = steps.get(path);
   if (!s) {
-    s = path === '' ? [] : path.split('.');
+    s = path === '' ? [] : path.split('.').map((step): Step => (step === '**' ? { any: true }
+      : step.endsWith('[]') ? { any: false, name: step.slice(0, -2), list: true } : { any: false, name: step, list: false }));
     steps.set(path, s);
   }
   return s;
 }
 
-/** Visits the objects `path` reaches below `value`. */
-function reach(value: unknown, path: string[], at: Array<string | number>, visit: (obj: Obj, at: Array<string | number>) => void): void {
-  if (path.length === 0) {
+/**
+ * Visits the objects the path from step `i` on reaches below `value`. `at` is one stack of
+ * the path so far, pushed and popped (this runs for every site of every declared item):
+ * `visit` copies it if it keeps it.
+ */
+function reach(value: unknown, path: readonly Step[], i: number, at: Array<string | number>, visit: (obj: Obj, at: Array<string | number>) => void): void {
+  if (i === path.length) {
     if (isObj(value)) visit(value, at);
     return;
   }
-  const [step, ...rest] = path as [string, ...string[]];
-  if (step === '**') {
+  const step = path[i]!;
+  if (step.any) {
     // Every object at any depth, this one included.
-    const walk = (v: unknown, where: Array<string | number>): void => {
-      if (Array.isArray(v)) { v.forEach((item, i) => walk(item, [...where, i])); return; }
+    const walk = (v: unknown): void => {
+      if (Array.isArray(v)) {
+        for (let j = 0; j < v.length; j++) { at.push(j); walk(v[j]); at.pop(); }
+        return;
+      }
       if (!isObj(v)) return;
-      reach(v, rest, where, visit);
-      for (const [k, child] of Object.entries(v)) if (child !== null && typeof child === 'object') walk(child, [...where, k]);
+      reach(v, path, i + 1, at, visit);
+      for (const k in v) {
+        const child = v[k];
+        if (child !== null && typeof child === 'object') { at.push(k); walk(child); at.pop(); }
+      }
     };
-    walk(value, at);
+    walk(value);
     return;
   }
   if (!isObj(value)) return;
-  if (step.endsWith('[]')) {
-    const name = step.slice(0, -2);
-    const list = value[name];
-    if (Array.isArray(list)) list.forEach((item, i) => reach(item, rest, [...at, name, i], visit));
+  const next = value[step.name];
+  if (!step.list) {
+    if (next === undefined) return;
+    at.push(step.name);
+    reach(next, path, i + 1, at, visit);
+    at.pop();
     return;
   }
-  reach(value[step], rest, [...at, step], visit);
+  if (!Array.isArray(next)) return;
+  for (let j = 0; j < next.length; j++) {
+    at.push(step.name, j);
+    reach(next[j], path, i + 1, at, visit);
+    at.length -= 2;
+  }
 }
 
 /** Everything the kind's sites hold in one field's value (references by name and raw ids alike). */
@@ -74,8 +95,8 @@ export function hitsOf(sites: readonly ReferenceSite[], field: string, value: un
   if (value === null || typeof value !== 'object') return hits;
   for (const site of sites) {
     if (site.field !== field) continue;
-    reach(value, stepsOf(site.path), [], (obj, at) => {
-      if (site.when && !Object.entries(site.when).every(([k, v]) => obj[k] === v)) return;
+    reach(value, stepsOf(site.path), 0, [], (obj, at) => {
+      if (site.when) for (const k in site.when) if (obj[k] !== site.when[k]) return;
       if (!(site.key in obj)) return;
       hits.push({ site, holder: obj, path: [...at, site.key], value: obj[site.key] });
     });
