@@ -1,6 +1,6 @@
 // plan_scale and plan_cpu: 200 declared projects × 100 flags, 50 roles, 2 proxy records; and
 // plan_kinds: the same workspace with more project-level kinds declared in every project (event
-// definitions; cohorts and actions).
+// definitions; cohorts and actions); pr_plan, a pull request's plan; drift_since, a nightly drift --since.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -146,13 +146,72 @@ async function runPrPlan(dir, files, latency) {
   }
 }
 
-export async function planBenchmarks() {
-  const dir = mkdtempSync(join(tmpdir(), 'hogsync-bench-'));
+/** A member's key of the plan_scale organization: it may not read the organization-wide log. */
+const MEMBER_KEY = 'phx_bench_member_key_0000000000000000000000';
+
+/**
+ * drift_since: the nightly change feed of the plan_scale workspace on a quiet night (nothing in
+ * the logs since 25 hours), from the CLI: its requests and wall with the organization-wide log
+ * (the sandbox's own key, an owner's), and with each project's log (a member's key); beside the
+ * requests of the full drift it stands in for (its lists, and one activity read per drifted item).
+ */
+async function runDriftSince(dir, latency) {
+  const seed = JSON.parse(readFileSync(join(dir, 'seed.json'), 'utf8'));
+  seed.users = [{ first_name: 'Member', email: 'member@example.com', level: 'member', keys: [{ key: MEMBER_KEY, scopes: ['*'] }] }];
+  writeFileSync(join(dir, 'seed-since.json'), JSON.stringify(seed));
+  const config = join(dir, 'config');
+  const sandbox = await startSandbox(['--seed', join(dir, 'seed-since.json'), '--latency', String(latency)]);
   try {
-    const { seed, files } = workspace();
-    writeFileSync(join(dir, 'seed.json'), JSON.stringify(seed));
-    mkdirSync(join(dir, 'config'));
-    for (const [name, doc] of Object.entries(files)) writeFileSync(join(dir, 'config', name), stringify(doc));
+    const drift = async (what, args, env = sandbox.env) => {
+      await sandbox.resetStats();
+      const r = await timed(process.execPath, [BIN, 'drift', config, '--format', 'json', ...args], { stdout: 'pipe', env });
+      if (r.code !== 0 && r.code !== 2) throw new Error(`${what} failed (${r.code})`);
+      return { requests: (await sandbox.stats()).requests, wall_ms: Math.round(r.ms), report: JSON.parse(r.stdout) };
+    };
+    const full = await drift('full drift', []);
+    const since = await drift('drift --since', ['--since', '25h']);
+    if (since.report.since === undefined) throw new Error('drift --since fell back to a full drift');
+    const projects = await drift("drift --since from the projects' logs", ['--since', '25h'], { ...sandbox.env, HOGSYNC_API_KEY: MEMBER_KEY });
+    return {
+      requests: since.requests,
+      wall_ms: since.wall_ms,
+      changes: since.report.changes.length,
+      full_drift_requests: full.requests,
+      full_drift_wall_ms: full.wall_ms,
+      full_drift_changes: full.report.changes.length,
+      share_percent: Math.round((since.requests / full.requests) * 1000) / 10,
+      projects_log_requests: projects.requests,
+      projects_log_wall_ms: projects.wall_ms,
+      targets: { share_percent: 1 },
+    };
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+/** The plan_scale workspace written to a new directory: its seed and its configuration files. */
+function writeWorkspace() {
+  const dir = mkdtempSync(join(tmpdir(), 'hogsync-bench-'));
+  const { seed, files } = workspace();
+  writeFileSync(join(dir, 'seed.json'), JSON.stringify(seed));
+  mkdirSync(join(dir, 'config'));
+  for (const [name, doc] of Object.entries(files)) writeFileSync(join(dir, 'config', name), stringify(doc));
+  return { dir, files };
+}
+
+/** drift_since alone (`npm run bench -- --only=since`). */
+export async function driftSinceBenchmark() {
+  const { dir } = writeWorkspace();
+  try {
+    return { drift_since: await runDriftSince(dir, 25) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function planBenchmarks() {
+  const { dir, files } = writeWorkspace();
+  try {
     const latency = 25;
     // One list per collection page (the projects' list names the unmanaged ones), one GET per project.
     const minimum = Math.ceil(PROJECTS / PAGE) + PROJECTS * (1 + Math.ceil(FLAGS / PAGE)) + Math.ceil(ROLES / PAGE) + Math.ceil(PROXIES / PAGE);
@@ -163,6 +222,7 @@ export async function planBenchmarks() {
     const pr = await runPrPlan(dir, files, latency);
     const kinds = await runPlanKinds(dir, files, latency, EVENT_DEFINITIONS);
     const audiences = await runPlanKinds(dir, files, latency, AUDIENCES);
+    const since = await runDriftSince(dir, latency);
     return {
       plan_scale: {
         requests: scale.sandbox_requests,
@@ -193,6 +253,7 @@ export async function planBenchmarks() {
       },
       plan_kinds: { ...kinds, targets: { requests: 'minimum' } },
       plan_kinds_audiences: { ...audiences, targets: { requests: 'minimum' } },
+      drift_since: since,
       pr_plan: {
         requests: pr.requests,
         wall_ms: pr.wall_ms,

@@ -1,7 +1,7 @@
-// `npm run bench [-- --json] [-- --only=startup,validate,plan,apply]`: every performance figure of
+// `npm run bench [-- --json] [-- --only=startup,validate,plan,since,apply]`: every performance figure of
 // hogsync, measured against the real CLI and a sandbox process on loopback.
 import { startup } from './startup.js';
-import { planBenchmarks } from './plan-scale.js';
+import { driftSinceBenchmark, planBenchmarks } from './plan-scale.js';
 import { applyRate } from './apply-rate.js';
 import { validateErrors } from './validate-errors.js';
 
@@ -14,7 +14,9 @@ const log = (text) => { if (!json) process.stderr.write(`${text}\n`); };
 const results = {};
 if (want('startup')) { log('startup …'); results.startup = await startup(); }
 if (want('validate')) { log('validate_errors (20 000 roles, one wrong value each) …'); results.validate_errors = await validateErrors(); }
-if (want('plan')) { log('plan_scale, hourly_budget, plan_cpu, pr_plan, plan_kinds (200 projects × 100 flags; with event definitions, with cohorts and actions) …'); Object.assign(results, await planBenchmarks()); }
+if (want('plan')) { log('plan_scale, hourly_budget, plan_cpu, pr_plan, plan_kinds, drift_since (200 projects × 100 flags; with event definitions, with cohorts and actions) …'); Object.assign(results, await planBenchmarks()); }
+// drift_since is part of `plan`; `--only=since` runs it alone.
+else if (only?.has('since')) { log('drift_since (200 projects × 100 flags) …'); Object.assign(results, await driftSinceBenchmark()); }
 if (want('apply')) { log('apply_rate (300 updates under a rate limit; about 80 s) …'); results.apply_rate = await applyRate(); }
 
 if (json) {
@@ -51,6 +53,11 @@ if (json) {
   const pr = results.pr_plan;
   if (pr) {
     row('pr_plan', 'one-flag --changed-since plan', `${pr.requests} requests, ${pr.wall_ms} ms (full plan: ${pr.full_plan_requests} requests)`, '≤ 5 requests', pr.requests <= 5);
+  }
+  const ds = results.drift_since;
+  if (ds) {
+    row('drift_since', 'quiet nightly --since 25h, organization-wide log', `${ds.requests} requests, ${ds.wall_ms} ms (full drift: ${ds.full_drift_requests} requests, ${ds.full_drift_wall_ms} ms; ${ds.share_percent} %)`, '≤ 1 % of full drift', ds.requests * 100 <= ds.full_drift_requests);
+    row('drift_since', "the same from each project's log (a member's key)", `${ds.projects_log_requests} requests, ${ds.projects_log_wall_ms} ms`, '');
   }
   const c = results.plan_cpu;
   if (c) {

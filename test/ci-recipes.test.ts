@@ -135,8 +135,15 @@ describe('CI recipes: shape', () => {
     expect((apply.on as Doc).push).toMatchObject({ branches: ['main'], paths: ['config/**'] });
     expect(apply.concurrency).toEqual({ group: expect.any(String), 'cancel-in-progress': false });
     const drift = load('github/hogsync-drift.yml').doc;
-    expect((drift.on as Doc).schedule).toEqual([{ cron: expect.stringMatching(/^\S+ \S+ \S+ \S+ \S+$/) }]);
+    // Nightly a change feed (--since 25h), weekly and by hand the full drift.
+    const crons = ((drift.on as Doc).schedule as Array<{ cron: string }>).map((c) => c.cron);
+    expect(crons).toEqual([expect.stringMatching(/^\S+ \S+ \S+ \S+ \S+$/), expect.stringMatching(/^\S+ \S+ \S+ \S+ \S+$/)]);
     expect(drift.on).toHaveProperty('workflow_dispatch');
+    const driftSteps = githubSteps(drift).filter((s) => s.step.with?.command === 'drift').map((s) => s.step);
+    expect(driftSteps.map((s) => [s.if, s.with?.args])).toEqual([
+      [`github.event.schedule == '${crons[0]}'`, '--since 25h --format junit --out drift.xml'],
+      [`github.event.schedule != '${crons[0]}'`, '--format junit --out drift.xml'],
+    ]);
     const uploads = (doc: Doc) => githubSteps(doc).filter((s) => s.step.uses?.startsWith('actions/upload-artifact@')).map((s) => s.step.with?.path);
     expect(uploads(plan)).toEqual(['plan.json']);
     expect(uploads(apply)).toEqual([]);
@@ -241,6 +248,8 @@ describe('CI recipes: every hogsync command line is one the CLI knows', () => {
       'apply config/ --plan plan.json --auto-approve',
       'apply config/ --plan plan.json --auto-approve --format json',
       'drift config/ --format junit --out drift.xml',
+      'drift config/ --since 25h --format junit --out drift.xml',
+      'drift config/ --since "$HOGSYNC_DRIFT_SINCE" --format junit --out drift.xml',
     ]));
   });
 
@@ -397,17 +406,22 @@ describe('GitHub recipes, run', () => {
     expect(apply.code).toBe(0);
     expect(apply.output).toContain('exit-code=0');
 
-    const clean = await actionStep('github/hogsync-drift.yml', 'Drift report', d);
+    const clean = await actionStep('github/hogsync-drift.yml', 'Full drift report', d);
     expect(clean.code).toBe(0);
     expect((await shellStep('github/hogsync-drift.yml', 'Explain the exit code', d, { CODE: '0' })).stdout).toContain('No drift');
+    expect((await actionStep('github/hogsync-drift.yml', 'Drift since the night before', d)).code).toBe(0);
     await api(sandbox.baseUrl, KEY).patch(`/api/organizations/${ORG}/projects/12345/`, { timezone: 'Asia/Tokyo' });
-    const drifted = await actionStep('github/hogsync-drift.yml', 'Drift report', d);
+    // The nightly run finds it in the activity log, and says it is a since report.
+    const nightly = await actionStep('github/hogsync-drift.yml', 'Drift since the night before', d);
+    expect(nightly.code).toBe(2);
+    expect(readFileSync(join(d, 'drift.xml'), 'utf8')).toMatch(/failures="1"[\s\S]*<property name="since"/);
+    const drifted = await actionStep('github/hogsync-drift.yml', 'Full drift report', d);
     expect(drifted.code).toBe(2);
     expect(drifted.output).toContain('exit-code=2');
     expect(readFileSync(join(d, 'drift.xml'), 'utf8')).toMatch(/failures="1"/);
     expect((await shellStep('github/hogsync-drift.yml', 'Explain the exit code', d, { CODE: '2' })).stdout).toContain('::error title=Drift detected (exit 2)::');
     rmSync(join(d, 'drift.xml'));
-    const broken = await actionStep('github/hogsync-drift.yml', 'Drift report', d, { HOGSYNC_API_KEY: 'phx_wrong_key_for_ci_test' });
+    const broken = await actionStep('github/hogsync-drift.yml', 'Full drift report', d, { HOGSYNC_API_KEY: 'phx_wrong_key_for_ci_test' });
     expect(broken.code).toBe(1);
     expect((await shellStep('github/hogsync-drift.yml', 'Explain the exit code', d, { CODE: '1' })).stdout).toContain('::error title=hogsync drift failed (exit 1)::not a drift result');
     expect(existsSync(join(d, 'drift.xml'))).toBe(false);
@@ -525,6 +539,10 @@ describe('GitLab recipe, run', () => {
     expect(drifted.code).toBe(2);
     expect(drifted.stderr).toContain('Drift detected (exit 2)');
     expect(readFileSync(join(main, 'drift.xml'), 'utf8')).toContain('role:');
+    // The nightly schedule's variable makes it a since report (roles are read in full: no log records them all).
+    const nightly = await bash(job('hogsync:drift'), main, env({ HOGSYNC_DRIFT_SINCE: '25h' }));
+    expect(nightly.code).toBe(2);
+    expect(readFileSync(join(main, 'drift.xml'), 'utf8')).toMatch(/<property name="since"[\s\S]*role:/);
     expectNoSecret({ first: first.stdout + first.stderr, second: second.stdout + second.stderr, applied: applied.stdout + applied.stderr, drifted: drifted.stdout + drifted.stderr, notes: mine()[0]?.body ?? '' }, [KEY, TOKEN]);
   });
 

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ResourceKind } from '../src/resources/kind.js';
+import { changesLogged, type ResourceKind } from '../src/resources/kind.js';
 import { KINDS } from '../src/resources/registry.js';
 import type { KindContract } from '../src/sandbox/kind-model.js';
 import { loadSandboxModels } from '../src/sandbox/models.js';
@@ -31,6 +31,17 @@ afterAll(stopAllSandboxes);
 describe('every kind has a contract test', () => {
   it('each registered kind declares its sandbox model and its contract', () => {
     expect(covered.map((c) => c.kind.name)).toEqual(KINDS.map((k) => k.name));
+  });
+
+  it('each kind says whether the activity log records its changes, and the sandbox logs every write of the kinds it records', () => {
+    for (const kind of KINDS) {
+      // drift --since reads a kind in full unless the log records it: that must be a decision, not a default.
+      expect({ kind: kind.name, says: kind.activity !== undefined || kind.unlogged !== undefined }).toEqual({ kind: kind.name, says: true });
+      if (!changesLogged(kind)) continue;
+      const logged = models.find((m) => m.kind === kind.name)?.activity;
+      expect({ kind: kind.name, logs: logged !== undefined }).toEqual({ kind: kind.name, logs: true });
+      expect(kind.activity?.scopes, kind.name).toContain(logged?.scope);
+    }
   });
 });
 
@@ -143,6 +154,13 @@ async function scenario(kind: ResourceKind, contract: KindContract): Promise<voi
     const report = JSON.parse(drift.stdout) as PlanJson;
     expect(report.changes.map((c) => c.address), 'drift').toEqual([address]);
     if (kind.activity && contract.drift !== 'delete') expect(report.changes[0]?.attribution?.by, 'drift attribution').toBe('bob@example.com');
+    // The same drift as a change feed: the log names the item (its sandbox model logs the edit), or the kind is read in full.
+    const sinceRun = await ws.cli(['drift', file, '--since', '1h', '--format', 'json']);
+    expect(sinceRun.code, `drift --since: ${sinceRun.stderr}`).toBe(2);
+    const feed = JSON.parse(sinceRun.stdout) as PlanJson & { targets: { since: { derived: Array<{ address: string }> } } };
+    expect(feed.changes.map((c) => c.address), 'drift --since').toEqual([address]);
+    expect(feed.targets.since.derived.map((d) => d.address), 'drift --since').toContain(changesLogged(kind) ? address : `${kind.name}:${ORG}/*`);
+    if (changesLogged(kind) && contract.drift !== 'delete') expect(feed.changes[0]?.attribution?.by, 'drift --since attribution').toBe('bob@example.com');
 
     // 4. A target of the item covers it; a target of another item leaves it out.
     expect((await plan('target', ['--target', address])).changes.map((c) => c.address), 'target').toEqual([address]);

@@ -96,7 +96,7 @@ roles:
   - name: Old
     ensure: absent
 `));
-  for (const args of [['plan', file, '--attribute'], ['apply', file, '--auto-approve'], ['drift', file], ['export', '--organization', ORG]]) {
+  for (const args of [['plan', file, '--attribute'], ['apply', file, '--auto-approve'], ['drift', file], ['drift', file, '--since', '1h'], ['export', '--organization', ORG]]) {
     const r = await ws.cli(args);
     expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
   }
@@ -109,6 +109,11 @@ roles:
   for (const action of ['add_product_intent', 'complete_product_onboarding', 'reset_token']) await http.patch(`${proj}/${action}/`, {});
   await http.get(`/api/organizations/${ORG}/projects/`);
   await http.get('/api/projects/');
+  // The organization-wide log in both of its pagination styles.
+  const logs = `/api/organizations/${ORG}/advanced_activity_logs/`;
+  const cursorPage = (await http.get(`${logs}?page_size=2&scopes=FeatureFlag&scopes=Role`)).body as { next: string };
+  await http.get(new URL(cursorPage.next).pathname + new URL(cursorPage.next).search);
+  await http.get(`${logs}?page=1&page_size=2&team_ids=12345`);
   const records = ((await http.get(`/api/organizations/${ORG}/proxy_records/?limit=1`)).body as { results: Array<{ id: string }> }).results;
   await http.get(`/api/organizations/${ORG}/proxy_records/${records[0]?.id}/`);
   const roles = ((await http.get(`/api/organizations/${ORG}/roles/?limit=1&offset=1`)).body as { results: Array<{ id: string }> }).results;
@@ -135,7 +140,7 @@ describe('OpenAPI contract', () => {
       'GET /api/organizations/ORG/proxy_records/', 'POST /api/organizations/ORG/proxy_records/', 'DELETE /api/organizations/ORG/proxy_records/ID/',
       'GET /api/organizations/ORG/roles/', 'POST /api/organizations/ORG/roles/', 'PATCH /api/organizations/ORG/roles/ID/', 'DELETE /api/organizations/ORG/roles/ID/',
       'GET /api/projects/N/feature_flags/', 'POST /api/projects/N/feature_flags/', 'PATCH /api/projects/N/feature_flags/N/', 'POST /api/projects/N/feature_flags/user_blast_radius/',
-      'GET /api/projects/N/activity_log/',
+      'GET /api/projects/N/activity_log/', 'GET /api/organizations/ORG/advanced_activity_logs/',
     ]) expect(seen, call).toContain(call);
   });
 

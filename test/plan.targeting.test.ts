@@ -2,6 +2,8 @@
 // whether a collection's scope could hold a targeted item (so untargeted scopes are not read).
 import { describe, expect, it } from 'vitest';
 import { parseTargets } from '../src/plan/targeting.js';
+import { eventDefinition } from '../src/resources/event_definition/kind.js';
+import { restrictReads } from '../src/state/targeted-reads.js';
 
 const ORG = '0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f';
 
@@ -46,5 +48,14 @@ describe('--target with project aliases', () => {
     const aliases = new Map([['prod', '2003']]);
     expect(resolveAliases(['feature_flag:*/prod/*', 'project:*/PROD', 'role:*/prod', 'feature_flag:*/2001/prod'], aliases))
       .toEqual(['feature_flag:*/2003/*', 'project:*/2003', 'role:*/prod', 'feature_flag:*/2001/prod']);
+  });
+});
+
+describe('the reads of a targeted plan', () => {
+  it('searches only the targeted names of a kind read by name (one search per name, never the list)', () => {
+    const read = { kind: eventDefinition, scope: { organization: ORG, project: 111 }, list: false, ids: [], searches: ['signed_up', 'purchase', 'churned'] };
+    expect(restrictReads([read], parseTargets([`event_definition:${ORG}/111/purchase`]))).toEqual([{ ...read, searches: ['purchase'] }]);
+    expect(restrictReads([read], parseTargets([`event_definition:${ORG}/111/*`]))).toEqual([read]);
+    expect(restrictReads([read], parseTargets([`event_definition:${ORG}/222/*`]))).toEqual([]);
   });
 });

@@ -68,6 +68,7 @@ const ENDPOINTS: Endpoint[] = [
     { method: 'GET', pattern: `${item}${action}/`, path: () => `${projectPath}${action}/`, scope: 'project:read' })),
   { method: 'GET', pattern: `${item}activity/`, path: () => `${projectPath}activity/`, scope: NO_PERSONAL_KEYS },
   { method: 'GET', pattern: '/api/projects/:project/activity_log/', path: () => `/api/projects/${PROJECT}/activity_log/`, scope: 'activity_log:read' },
+  { method: 'GET', pattern: '/api/organizations/:org/advanced_activity_logs/', path: () => `/api/organizations/${ORG}/advanced_activity_logs/`, scope: 'activity_log:read' },
   { method: 'PATCH', pattern: `${item}add_product_intent/`, path: () => `${projectPath}add_product_intent/`, scope: 'project:write', body: { product_type: 'feature_flags' } },
   { method: 'PATCH', pattern: `${item}complete_product_onboarding/`, path: () => `${projectPath}complete_product_onboarding/`, scope: 'project:write', body: { type: 'feature_flags' } },
   { method: 'PATCH', pattern: `${item}reset_token/`, path: () => `${projectPath}reset_token/`, scope: 'project:write', body: {} },

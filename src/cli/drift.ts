@@ -5,12 +5,13 @@ import { driftFiles } from '../usecases/drift.js';
 import { printable } from '../util/printable.js';
 import { writeOutFile } from '../util/out-file.js';
 import { terminalObserver } from './context.js';
-import { apiSettings, targetOptions } from './options.js';
+import { apiSettings, sinceOption, targetOptions } from './options.js';
 import { useColor } from './output.js';
 
 export async function run(args: string[], opts: Record<string, unknown>): Promise<number> {
+  const since = typeof opts.since === 'string' ? sinceOption(opts.since, Date.now()) : undefined;
   const settings = apiSettings(opts);
-  const { plan } = await driftFiles(args, settings, terminalObserver(opts), targetOptions(opts), opts.failOnUnmanaged === true);
+  const { plan } = await driftFiles(args, settings, terminalObserver(opts), targetOptions(opts), { failOnUnmanaged: opts.failOnUnmanaged === true, ...(since ? { since } : {}) });
   const format = String(opts.format ?? 'text');
   const toFile = typeof opts.out === 'string';
   const report = renderPlan(plan, format, { color: !toFile && useColor(opts) });

@@ -133,11 +133,14 @@ Examples:
     .option('--fail-on-unmanaged', 'exit 2 also when live items exist that no file declares')
     .option('--target <address>', 'limit to items matching KIND:ORG/KEY (repeatable; * matches anything), e.g. feature_flag:*/111/*', collect)
     .option('--changed-since <git-ref>', 'limit to items whose declarations differ from the files at this git revision')
+    .option('--since <when>', 'a change feed: only what the activity logs name since then (25h, 7d, or an ISO time), and the kinds they do not record')
     .addHelpText('after', `
 Examples:
   $ hogsync drift config/
   $ hogsync drift config/ --format junit --out drift.xml
-  $ hogsync drift config/ --fail-on-unmanaged`)
+  $ hogsync drift config/ --fail-on-unmanaged
+  $ hogsync drift config/ --since 25h        # nightly; a full drift weekly stays the truth
+With --since, changes the API does not log are not seen: run a full drift (without it) weekly.`)
     .action(verb('drift'));
 
   withCommon(program.command('export'))

@@ -147,3 +147,43 @@ export function targetOptions(opts: Record<string, unknown>): { addresses: strin
   const addresses = Array.isArray(opts.target) ? opts.target.map(String) : [];
   return { addresses, ...(opts.changedSince !== undefined ? { changedSince: String(opts.changedSince) } : {}) };
 }
+
+// `drift --since`: the start of the window.
+const UNITS: Readonly<Record<string, number>> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
+/** The longest window a duration may name (ten years): beyond, it is a typo. */
+const MAX_DURATION_MS = 3650 * 86_400_000;
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+function usage(value: string, why: string): HogsyncError {
+  const shown = JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  return new HogsyncError('usage', `--since ${shown}: ${why}`);
+}
+
+/**
+ * The start of a `--since` window: a duration back from `now` (`25h`, `7d`, `90m`, `2w`) or an
+ * ISO 8601 date or time (`2026-11-20`, `2026-11-20T06:00:00Z`; a time without an offset is UTC).
+ */
+export function sinceOption(value: string, now: number): Date {
+  const text = value.trim();
+  const expected = 'expected a duration such as 25h, 7d, 90m or 2w, or an ISO 8601 time such as 2026-11-20T06:00:00Z';
+  const duration = /^(\d{1,7})([mhdw])$/i.exec(text);
+  if (duration) {
+    const ms = Number(duration[1]) * (UNITS[(duration[2] as string).toLowerCase()] as number);
+    if (ms === 0) throw usage(value, 'the window is empty: give a duration longer than 0 (25h, 7d)');
+    if (ms > MAX_DURATION_MS) throw usage(value, 'longer than ten years: a full drift (no --since) reads everything anyway');
+    return new Date(now - ms);
+  }
+  const m = ISO.exec(text);
+  if (!m) throw usage(value, expected);
+  const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', zone] = m;
+  const offset = zone === undefined || zone.toUpperCase() === 'Z' ? 'Z' : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+  const iso = `${y}-${mo}-${d}T${h}:${mi}:${s}${frac.slice(0, 4)}${offset}`;
+  const t = Date.parse(iso);
+  // Date.parse rolls 2026-02-31 over into March: the fields must come back as written.
+  const check = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)));
+  const valid = !Number.isNaN(t) && check.getUTCFullYear() === Number(y) && check.getUTCMonth() === Number(mo) - 1 && check.getUTCDate() === Number(d)
+    && Number(h) < 24 && Number(mi) < 60 && Number(s) < 60;
+  if (!valid) throw usage(value, `not a date and time (${expected})`);
+  if (t > now) throw usage(value, 'is in the future: nothing can have changed since then');
+  return new Date(t);
+}

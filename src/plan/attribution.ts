@@ -69,6 +69,19 @@ export function attribute(entries: readonly ActivityEntry[], fields: readonly st
   return out;
 }
 
+/**
+ * The attributions of one change from its item's entries (newest first): per drifted field of an
+ * update, else for the item as a whole. `id` null: the item is missing from live state, and its
+ * newest deletion under its identity (`identity`, compared as the kind compares keys) says who.
+ */
+export function attributeItem(change: { action: string; fields: ReadonlyArray<{ path: string }> }, kind: { matchKey(key: string): string },
+  id: string | number | null, identity: string | undefined, entries: readonly ActivityEntry[]): Map<string, Attribution> {
+  const fields = change.action === 'update' ? change.fields.map((f) => f.path) : [];
+  const own = id !== null ? entries : entries.filter((e) => e.activity === 'deleted'
+    && typeof e.detail?.name === 'string' && kind.matchKey(e.detail.name) === kind.matchKey(identity ?? ''));
+  return attribute(own, fields);
+}
+
 /** `2026-11-21T14:03:12.123Z` → `2026-11-21 14:03 UTC` (as given when it is not a date). */
 export function attributionTime(at: string): string {
   const t = Date.parse(at);

@@ -568,7 +568,10 @@ function fingerprintOf(managed: ManagedItem[], desired: DesiredState, targets?: 
   const items = [...managed].sort(byAddress).map((m) => [m.address, m.digest]);
   const prune = desired.organizations.map((o) => [o.id, o.prune]);
   // A targeted plan stands for its targets too: applied with others, it would be another plan.
-  const scope = targets ? { targets: targets.addresses, derived: targets.changed_since?.derived.map((d) => d.address) ?? null } : {};
+  const scope = targets ? {
+    targets: targets.addresses, derived: targets.changed_since?.derived.map((d) => d.address) ?? null,
+    ...(targets.since ? { since: targets.since.derived.map((d) => d.address) } : {}),
+  } : {};
   return `sha256:${sha256(canonicalJson({ items, prune, ...scope }))}`;
 }
 
@@ -583,7 +586,7 @@ const formatAt = (p: FilePosition) => `${p.file}:${p.line}:${p.col}`;
  * live records of one declared identity are an error naming both ids; for the others, two live
  * records of one identity are an error at once (which one a file means cannot be known).
  */
-class Matcher {
+export class Matcher {
   private readonly byMatch = new Map<string, LiveRecord[]>();
   private readonly byId = new Map<string, LiveRecord>();
   private readonly pinned = new Set<LiveRecord>();

@@ -135,10 +135,11 @@ export function allOf(sets: readonly TargetSet[]): TargetSet {
 }
 
 /** The targets a plan records (`Plan.targets`), as a set: what apply --plan re-plans with. */
-export function targetsOfPlan(targets: { addresses: readonly string[]; changed_since?: { derived: readonly { address: string }[] } }): TargetSet {
+export function targetsOfPlan(targets: { addresses: readonly string[]; changed_since?: { derived: readonly { address: string }[] }; since?: { derived: readonly { address: string }[] } }): TargetSet {
   const sets: TargetSet[] = [];
   if (targets.addresses.length > 0) sets.push(parseTargets(targets.addresses));
   if (targets.changed_since) sets.push(targetSet(targets.changed_since.derived.map((d) => derivedTarget(d.address))));
+  if (targets.since) sets.push(targetSet(targets.since.derived.map((d) => derivedTarget(d.address))));
   return allOf(sets);
 }
 
@@ -167,12 +168,12 @@ export function resolveAliases(addresses: readonly string[], aliases: ReadonlyMa
 /**
  * The `--target` addresses of a targeted plan that match none of its items, declared or live
  * (a typo in a kind, an organization or a key plans "no changes" otherwise). Only for plain
- * `--target` plans: with `--changed-since` beside them, an address may rightly match nothing
- * that changed.
+ * `--target` plans: with `--changed-since` or `--since` beside them, an address may rightly
+ * match nothing that changed.
  */
 export function unmatchedTargets(plan: Plan): string[] {
   const targets = plan.targets;
-  if (!targets || targets.changed_since || targets.addresses.length === 0) return [];
+  if (!targets || targets.changed_since || targets.since || targets.addresses.length === 0) return [];
   return unmatchedPatterns(targets.addresses, [...plan.managed.map((m) => m.address), ...plan.unmanaged.map((u) => u.address)]);
 }
 

@@ -53,6 +53,19 @@ export interface PlanTargets {
     /** The addresses and scopes whose declarations differ, and why. */
     derived: { address: string; reason: string }[];
   };
+  /**
+   * What `drift --since` derived from the activity logs: the items their entries name, and every
+   * kind the logs do not record (`KIND:ORG/*`), each with why.
+   */
+  since?: {
+    /** The window's start (the report's `since`). */
+    start: string;
+    /** Where each organization's entries were read: its organization-wide log, or each declared project's. */
+    logs: Array<{ organization: string; log: 'organization' | 'projects' }>;
+    /** Entries read inside the window (each once). */
+    entries: number;
+    derived: { address: string; reason: string }[];
+  };
   /** Declared items the targets leave out (not read, not planned). */
   left_out: number;
 }
@@ -87,6 +100,11 @@ export interface Plan {
   managed: ManagedItem[];
   /** Present when the plan is targeted: it covers only the items these match. */
   targets?: PlanTargets;
+  /**
+   * A `drift --since` report: the start of its window (ISO 8601). It covers what the activity
+   * logs name since then, and the kinds they do not record (`targets.since` says which).
+   */
+  since?: string;
   /**
    * A drift report run with `--fail-on-unmanaged`: unmanaged items are findings (they fail the
    * run as drift does), counted in `findings` with the changes. Absent otherwise.

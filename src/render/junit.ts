@@ -1,7 +1,7 @@
 // The JUnit rendering of a drift report: one test case per managed item, failing where live
 // state drifted, so CI dashboards show drift like failing tests.
 import { findingsOf, heldByText, type Plan } from '../plan/types.js';
-import { fieldAttribution, inline, itemAttribution } from './values.js';
+import { fieldAttribution, inline, itemAttribution, sinceLine } from './values.js';
 
 function xml(text: string): string {
   // Also drops characters XML 1.0 cannot carry at all.
@@ -44,12 +44,16 @@ export function renderJunit(plan: Plan): string {
   const failures = findingsOf(plan);
   const tests = plan.managed.length + (plan.fail_on_unmanaged ? plan.unmanaged.length : 0);
   const unmanaged = plan.fail_on_unmanaged ? '' : plan.unmanaged.map((u) => (u.held_by ? `${u.address} (${heldByText(u.held_by)}: never pruned)` : u.address)).join('\n');
+  // A since report says so where dashboards look (a property) and where people read (the output).
+  const since = sinceLine(plan);
+  const out = [since, unmanaged ? `Unmanaged (live, in no file):\n${unmanaged}` : ''].filter((t) => t).join('\n\n');
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="hogsync drift" tests="${tests}" failures="${failures}">`,
     `  <testsuite name="hogsync drift" tests="${tests}" failures="${failures}" errors="0" skipped="0">`,
+    plan.since !== undefined ? `    <properties>\n      <property name="since" value="${xml(plan.since)}"/>\n    </properties>` : '',
     ...cases,
-    unmanaged ? `    <system-out>${xml(`Unmanaged (live, in no file):\n${unmanaged}`)}</system-out>` : '',
+    out ? `    <system-out>${xml(out)}</system-out>` : '',
     '  </testsuite>',
     '</testsuites>',
     '',

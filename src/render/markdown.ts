@@ -1,9 +1,10 @@
 // The Markdown rendering, for a pull-request comment: a summary table, then one collapsible
 // section per resource (GitHub and GitLab both render <details>).
+import { attributionTime } from '../plan/attribution.js';
 import { heldByText, type Change, type Plan } from '../plan/types.js';
 import {
   blastRadiusLine, closingLine, describedField, fieldAttribution, inline, itemAttribution, lineDiff, needsLineDiff, printable, SYMBOL,
-  declaredLine, targetsLine, unmanagedHeading,
+  declaredLine, sinceLine, targetsLine, unmanagedHeading,
 } from './values.js';
 
 const ACTION_WORD = { create: 'create', update: 'update', delete: 'delete' } as const;
@@ -78,13 +79,14 @@ function changeSection(plan: Plan, change: Change): string {
 export const MARKDOWN_MAX_CHARS = 60_000;
 
 export function renderMarkdown(plan: Plan, maxChars: number = MARKDOWN_MAX_CHARS): string {
-  const title = plan.kind === 'drift' ? 'hogsync drift report' : 'hogsync plan';
+  const title = plan.kind === 'drift' ? `hogsync drift report${plan.since !== undefined ? ` since ${attributionTime(plan.since)}` : ''}` : 'hogsync plan';
   const s = plan.summary;
   const out: string[] = [
     `### ${title}`,
     '',
     `${closingLine(plan)}`,
     '',
+    ...(sinceLine(plan) ? [`> ${escapeHtml(printable(sinceLine(plan) as string))}`, ''] : []),
     ...(targetsLine(plan) ? [`> ${escapeHtml(printable(targetsLine(plan) as string))}`, ''] : []),
     '| create | update | delete | unchanged | unmanaged |',
     '|---:|---:|---:|---:|---:|',

@@ -3,7 +3,7 @@
 import { heldByText, type Plan } from '../plan/types.js';
 import {
   blastRadiusLine, closingLine, describedField, fieldAttribution, fieldHeading, inline, itemAttribution, lineDiff, needsLineDiff, printable, SYMBOL,
-  declaredLine, targetsLine, unmanagedHeading,
+  declaredLine, sinceLine, targetsLine, unmanagedHeading,
 } from './values.js';
 
 const COLORS = { '+': '\u001b[32m', '-': '\u001b[31m', '~': '\u001b[33m', '!': '\u001b[33m', dim: '\u001b[2m', bold: '\u001b[1m' } as const;
@@ -12,6 +12,8 @@ const RESET = '\u001b[0m';
 export function renderText(plan: Plan, options: { color: boolean }): string {
   const paint = (style: keyof typeof COLORS, text: string) => (options.color ? `${COLORS[style]}${text}${RESET}` : text);
   const out: string[] = [];
+  const since = sinceLine(plan);
+  if (since) out.push(paint('dim', printable(since)), '');
   const targeted = targetsLine(plan);
   if (targeted) out.push(paint('dim', printable(targeted)), '');
   if (plan.changes.length > 0) {

@@ -1,7 +1,7 @@
 // How values appear in human-readable plans: short values inline, long strings and objects
 // as a line diff, sensitive values never.
 import { diffLines } from 'diff';
-import { attributionText } from '../plan/attribution.js';
+import { attributionText, attributionTime } from '../plan/attribution.js';
 import { findingsOf, SENSITIVE, type Change, type FieldChange, type Plan } from '../plan/types.js';
 import type { DescribedLine } from '../resources/kind.js';
 import { KINDS } from '../resources/registry.js';
@@ -74,9 +74,10 @@ export function closingLine(plan: Plan): string {
   const { create, update } = plan.summary;
   const del = plan.summary.delete;
   if (plan.kind === 'drift') {
-    if (findingsOf(plan) === 0) return 'No drift: live state matches the configuration.';
+    const since = plan.since === undefined ? undefined : attributionTime(plan.since);
+    if (findingsOf(plan) === 0) return since ? `No drift since ${since}: what the activity logs name matches the configuration.` : 'No drift: live state matches the configuration.';
     const unmanaged = plan.fail_on_unmanaged ? `, ${plan.unmanaged.length} unmanaged (live, in no file; --fail-on-unmanaged)` : '';
-    return `Drift: ${create} missing, ${update} changed, ${del} to delete${unmanaged}.`;
+    return `Drift${since ? ` since ${since}` : ''}: ${create} missing, ${update} changed, ${del} to delete${unmanaged}.`;
   }
   return create + update + del === 0 ? 'No changes. Live state matches the configuration.' : `Plan: ${create} to create, ${update} to update, ${del} to delete.`;
 }
@@ -143,16 +144,40 @@ export function declaredLine(change: Change): string | undefined {
   return parts.length > 0 ? parts.join('; ') : undefined;
 }
 
-/** What a targeted plan covers, and how much it left out; undefined for a whole plan. */
+/** Addresses named in a line: the first ten, then how many more. */
+function named(addresses: readonly string[]): string {
+  return addresses.slice(0, 10).join(', ') + (addresses.length > 10 ? ` and ${addresses.length - 10} more` : '');
+}
+
+/**
+ * What a since report covers: from when, from which activity logs, what their entries named and
+ * what was read in full because no log records it; undefined for any other report.
+ */
+export function sinceLine(plan: Plan): string | undefined {
+  const t = plan.targets?.since;
+  if (plan.since === undefined || !t) return undefined;
+  const logs = t.logs.length === 0 ? 'no activity log (the files declare only kinds no log records)'
+    : t.logs.every((l) => l.log === 'organization') ? `the organization-wide activity log${t.logs.length > 1 ? 's' : ''}`
+    : t.logs.every((l) => l.log === 'projects') ? "each declared project's activity log" : 'the activity logs';
+  // Patterns (`role:ORG/*`) are what was read in full; plain addresses are what the entries named.
+  const items = t.derived.filter((d) => !d.address.includes('*')).map((d) => d.address);
+  const whole = t.derived.filter((d) => d.address.includes('*')).map((d) => d.address);
+  const parts = [`Since report: what changed since ${attributionTime(plan.since)}, from ${logs} (${t.entries} entr${t.entries === 1 ? 'y' : 'ies'})`];
+  parts.push(items.length === 0 ? 'they name no declared or live item' : `they name ${named(items)}`);
+  if (whole.length > 0) parts.push(`read in full: ${named(whole)}`);
+  const left = plan.targets && plan.targets.addresses.length === 0 && plan.targets.left_out > 0 ? ` ${plan.targets.left_out} declared item${plan.targets.left_out === 1 ? '' : 's'} not read.` : '';
+  return `${parts.join('; ')}.${left} Changes the API does not log show only in a full drift (without --since).`;
+}
+
+/** What a targeted plan covers, and how much it left out; undefined for a whole plan (and a since report without --target: sinceLine says it). */
 export function targetsLine(plan: Plan): string | undefined {
   const t = plan.targets;
-  if (!t) return undefined;
+  if (!t || (t.since && t.addresses.length === 0 && !t.changed_since)) return undefined;
   const limits: string[] = [];
   if (t.changed_since) {
     const n = t.changed_since.derived.length;
     // A change to a default or a shared flag may reach thousands of items: name the first few.
-    const named = t.changed_since.derived.slice(0, 10).map((d) => d.address).join(', ') + (n > 10 ? ` and ${n - 10} more` : '');
-    limits.push(`what changed since ${t.changed_since.revision} (${t.changed_since.commit.slice(0, 12)}): ${n === 0 ? 'nothing' : named}`);
+    limits.push(`what changed since ${t.changed_since.revision} (${t.changed_since.commit.slice(0, 12)}): ${n === 0 ? 'nothing' : named(t.changed_since.derived.map((d) => d.address))}`);
   }
   if (t.addresses.length > 0) limits.push(`items matching ${t.addresses.join(', ')}`);
   const left = `${t.left_out} declared item${t.left_out === 1 ? '' : 's'} left out`;

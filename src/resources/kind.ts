@@ -309,6 +309,13 @@ export interface ResourceKind {
   /** Where the API's activity log keeps this kind's changes (drift attribution); absent when it keeps none. */
   readonly activity?: ActivitySpec;
   /**
+   * Why the activity log cannot be trusted to name every change of this kind (it keeps none, or
+   * not of every endpoint that changes it): `drift --since` then reads the kind in full instead
+   * of what the log names. Every kind says it either way: a kind with no `activity` and no
+   * `unlogged` is read in full too, and the registry test asks for one of them.
+   */
+  readonly unlogged?: string;
+  /**
    * Optional: a change of a field in the users' words (a flag's release conditions as the web
    * app shows them), for the text and Markdown renderings; undefined (or empty) leaves the
    * field to the generic diff.
@@ -371,6 +378,11 @@ export interface ResourceKind {
    * the failure; apply then says that running it again later converges.
    */
   waitFor?(action: 'create' | 'update' | 'delete', message: string, status: number | undefined): string | undefined;
+}
+
+/** Whether `drift --since` may learn of every change of the kind from the activity log (else it reads the kind in full). */
+export function changesLogged(kind: ResourceKind): boolean {
+  return kind.activity !== undefined && kind.unlogged === undefined;
 }
 
 /** How messages name one item of a kind. */

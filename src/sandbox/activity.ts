@@ -4,7 +4,8 @@
 // model (ActivityModel, beside the kind): projects under `Team` (settings) and `Project` (their
 // own name and description), flags under `FeatureFlag`, roles under `Role` (organization
 // entries, shown in every project's log), and so on.
-// Served by GET /api/projects/:project/activity_log/ (routes/activity-log.ts).
+// Served by GET /api/projects/:project/activity_log/ and, for a whole organization,
+// GET /api/organizations/:org/advanced_activity_logs/ (routes/activity-log.ts).
 import { ApiError, notFound } from './errors.js';
 import { nowIso, uuidv7 } from './ids.js';
 import { clone, type Json, type JsonObject } from './json.js';
@@ -217,6 +218,7 @@ export function renderEntry(state: SandboxState, e: ActivityEntryState): JsonObj
     organization_id: e.organization_id,
     was_impersonated: false,
     is_system: e.is_system,
+    team_id: e.team_id,
     activity: e.activity,
     item_id: e.item_id,
     scope: e.scope,

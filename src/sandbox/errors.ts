@@ -69,6 +69,14 @@ export function permissionDenied(detail: string): ApiError {
   return new ApiError(403, { type: 'authentication_error', code: 'permission_denied', detail, attr: null });
 }
 
+/** A feature the organization's plan does not include (the real API's EnterpriseFeatureException). */
+export function paymentRequired(): ApiError {
+  return new ApiError(402, {
+    type: 'invalid_request', code: 'payment_required', attr: null,
+    detail: 'This feature is part of the premium PostHog offering. To use it, subscribe to PostHog Cloud with a generous free tier.',
+  });
+}
+
 export function throttled(seconds: number): ApiError {
   // The real API sends no Retry-After; clients must read the seconds from the detail.
   return new ApiError(429, { type: 'throttled_error', code: 'throttled', detail: `Request was throttled. Expected available in ${seconds} seconds.`, attr: null });

@@ -1,6 +1,7 @@
-// Reads of a targeted plan (`--target`, `--changed-since`): only the collections that could
-// hold a targeted item, only the GETs of targeted items, and a kind's list only where a
-// target could name an item no file declares (a glob). A one-flag change reads one list.
+// Reads of a targeted plan (`--target`, `--changed-since`, `drift --since`): only the collections
+// that could hold a targeted item, only the GETs and searches of targeted items, and a kind's
+// list only where a target could name an item no file declares (a glob). A one-flag change
+// reads one list.
 import type { TargetSet } from '../plan/targeting.js';
 import { parentKeyOf, type ResourceKind } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
@@ -27,8 +28,15 @@ export function restrictReads(reads: readonly CollectionRead[], targets: TargetS
   const out: CollectionRead[] = [];
   for (const read of reads) {
     const prefix = scopePrefix(read);
-    const needed = targets.couldMatchUnder(prefix) || usersOf(read.kind, kinds).some((k) => targets.couldMatchUnder(scopePrefix({ kind: k, scope: read.scope })));
-    if (!needed) continue;
+    const direct = targets.couldMatchUnder(prefix);
+    // Also read where a targeted item refers to this collection's items or may hold them.
+    if (!direct && !usersOf(read.kind, kinds).some((k) => targets.couldMatchUnder(scopePrefix({ kind: k, scope: read.scope })))) continue;
+    if (read.searches) {
+      // A kind read by name: only the targeted names are searched (all of them where only its users are targeted).
+      const searches = direct ? read.searches.filter((key) => targets.matches(`${prefix}${key}`)) : read.searches;
+      if (searches.length > 0) out.push({ ...read, searches });
+      continue;
+    }
     if (read.ids.length === 0) {
       out.push(read);
       continue;

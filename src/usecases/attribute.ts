@@ -5,7 +5,7 @@
 // attribution and one warning, never an error. The result is an annotation beside the plan
 // (withAttributions), not a change of it.
 import { annotate } from '../plan/annotate.js';
-import { attribute, withAttributions, type ActivityEntry, type Attribution, type FoundAttributions } from '../plan/attribution.js';
+import { attributeItem, withAttributions, type ActivityEntry, type Attribution, type FoundAttributions } from '../plan/attribution.js';
 import type { LiveState } from '../plan/live.js';
 import type { Change, Plan, PlanResult } from '../plan/types.js';
 import type { ResourceKind } from '../resources/kind.js';
@@ -33,6 +33,8 @@ export interface AttributionResult {
   found: FoundAttributions;
   /** At most one: why the report shows no (or not every) attribution. */
   warnings: string[];
+  /** The log refused this key (or this plan): the warning says so. */
+  refused?: boolean;
   /** Activity reads made (one per drifted item asked about). */
   reads: number;
 }
@@ -58,7 +60,7 @@ type Read = { kind: 'entries'; entries: ActivityEntry[] } | { kind: 'refused'; s
 
 async function read(port: ActivityPort, path: string): Promise<Read> {
   try {
-    const res = await port.request<{ results?: unknown }>('GET', path, { okStatuses: [401, 403, 404] });
+    const res = await port.request<{ results?: unknown }>('GET', path, { okStatuses: [401, 402, 403, 404] });
     if (res.status >= 400) return { kind: 'refused', status: res.status };
     const results = res.body && typeof res.body === 'object' ? res.body.results : undefined;
     return { kind: 'entries', entries: Array.isArray(results) ? results.filter((e): e is ActivityEntry => typeof e === 'object' && e !== null) : [] };
@@ -69,6 +71,7 @@ async function read(port: ActivityPort, path: string): Promise<Read> {
 
 function refusal(status: number): string {
   if (status === 404) return `The API has no activity log to read (404): ${WITHOUT}.`;
+  if (status === 402) return `The organization's plan does not include the activity log of these items (402, the audit-log feature): ${WITHOUT}.`;
   return `The activity log cannot be read with this key (${status}: it needs the activity_log:read scope): ${WITHOUT}.`;
 }
 
@@ -83,17 +86,14 @@ export async function readAttributions(targets: readonly AttributionTarget[], po
   let reads = 0;
   const attributeOne = (target: AttributionTarget, result: Read): void => {
     if (result.kind !== 'entries') return;
-    const fields = target.change.action === 'update' ? target.change.fields.map((f) => f.path) : [];
     // A missing item: the newest deletion of an item of that name.
-    const entries = target.id !== null ? result.entries : result.entries.filter((e) => e.activity === 'deleted'
-      && typeof e.detail?.name === 'string' && target.kind.matchKey(e.detail.name) === target.kind.matchKey(target.identity ?? ''));
-    const byField = attribute(entries, fields);
+    const byField = attributeItem(target.change, target.kind, target.id, target.identity, result.entries);
     if (byField.size > 0) found.set(target.change.address, byField);
   };
   // The first read alone: a key without the scope learns it with one request, not one per item.
   const first = await read(port, (asked[0] as { path: string }).path);
   reads++;
-  if (first.kind === 'refused') return { found, warnings: [refusal(first.status)], reads };
+  if (first.kind === 'refused') return { found, warnings: [refusal(first.status)], reads, refused: true };
   attributeOne((asked[0] as { target: AttributionTarget }).target, first);
   const rest = await mapLimit(asked.slice(1), parallelism, async ({ path }) => {
     reads++;
@@ -107,7 +107,7 @@ export async function readAttributions(targets: readonly AttributionTarget[], po
   if (failed) warnings.push(`The activity log could not be read for every drifted item (${failed.message}): some drift is shown without who changed it.`);
   else if (refused) warnings.push(refusal(refused.status));
   else if (found.size === 0) warnings.push(`The activity log names none of the drifted items: ${WITHOUT}.`);
-  return { found, warnings, reads };
+  return { found, warnings, reads, ...(refused && !failed ? { refused: true } : {}) };
 }
 
 /**
@@ -147,7 +147,8 @@ async function anyProject(port: ActivityPort, projectKind: ResourceKind, organiz
  * from the activity log (one read per drifted item through `port`). Its warning, if any,
  * joins the plan's.
  */
-export async function attributePlan(plan: Plan, result: PlanResult, live: LiveState, port: ActivityPort, parallelism: number, kinds: Kinds = KINDS): Promise<Plan> {
+export async function attributePlan(plan: Plan, result: PlanResult, live: LiveState, port: ActivityPort, parallelism: number, kinds: Kinds = KINDS,
+  options: { refusalSaid?: boolean } = {}): Promise<Plan> {
   const projectKind = kinds.find((k) => k.activity?.log === 'self');
   // Entries of a kind logged per organization show in every project's log: any project will do.
   // Where the plan read none (the files declare no project), the organization's first project.
@@ -164,6 +165,6 @@ export async function attributePlan(plan: Plan, result: PlanResult, live: LiveSt
       const execution = result.executions.get(c.address);
       return { id: execution?.id ?? null, ...(execution ? { identity: execution.identity } : {}) };
     }, projectOf);
-  const { found, warnings } = await readAttributions(targets, port, parallelism);
-  return withAttributions(annotate(plan, { changes: new Map(), warnings }), found);
+  const { found, warnings, refused } = await readAttributions(targets, port, parallelism);
+  return withAttributions(annotate(plan, { changes: new Map(), warnings: refused && options.refusalSaid ? [] : warnings }), found);
 }

@@ -19,7 +19,11 @@ import { readCollections, streamCollections, type CollectionRead } from '../stat
 import { restrictReads } from '../state/targeted-reads.js';
 import { plannedReads } from '../state/targets.js';
 import { DEFAULT_MAX_DELETE_PERCENT } from '../plan/limits.js';
-import { targetsOfPlan, unmatchedMessage, unmatchedTargets } from '../plan/targeting.js';
+import { derivedTarget, targetSet, targetsOfPlan, unmatchedMessage, unmatchedTargets } from '../plan/targeting.js';
+import { attributionTime, withAttributions } from '../plan/attribution.js';
+import { readChangeFeed } from './since.js';
+import { feedAttributions, sinceReadPatterns, sinceTargets, type ChangeFeed, type SinceTarget } from '../plan/since.js';
+import { KINDS } from '../resources/registry.js';
 import { countEveryLiveItem, resolveTargets, type TargetRequest } from './targeted.js';
 import { runPreviews } from './previews.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
@@ -37,6 +41,13 @@ export interface PlanRequest {
   targets?: Omit<PlanTargets, 'left_out'>;
   /** The delete share the safety rule will be checked against (apply's option; default 30). */
   maxDeletePercent?: number;
+  /**
+   * `drift --since`: the start of the window. The activity logs are read since then (src/usecases/since.ts);
+   * only the collections their entries name are read (and every kind the logs do not record),
+   * only the items they name are planned, and attribution comes from the same entries. Where no
+   * log can be read, the plan is whole, with a warning saying so.
+   */
+  since?: Date;
 }
 
 export interface Planned {
@@ -63,20 +74,54 @@ function declaredHere(err: UnknownOrganization, desired: DesiredState): HogsyncE
 }
 
 async function readAndPlan(client: ApiClient, desired: DesiredState, settings: ApiSettings, request: PlanRequest, observer: Observer): Promise<Planned> {
+  const kinds = request.kinds ?? KINDS;
   const all = plannedReads(desired, request.kinds);
-  const reads = request.targets ? restrictReads(all, targetsOfPlan(request.targets)) : all;
-  const options = { baseUrl: settings.baseUrl, kind: request.kind, kinds: request.kinds, targets: request.targets };
+  let reads = request.targets ? restrictReads(all, targetsOfPlan(request.targets)) : all;
+  const { feed, fallback } = request.since ? await changeFeed(client, desired, kinds, request.since, settings.parallelism, observer) : {};
+  let targets = request.targets;
+  let prefetched: LiveState | undefined;
+  if (feed) {
+    // A since report reads the collections its entries name (and the kinds no log records) first,
+    // then plans exactly the items they name, found in what was read (however they are named now).
+    reads = restrictReads(reads, targetSet(sinceReadPatterns(feed, desired, kinds).map(derivedTarget)));
+    prefetched = await reading(client, 'live state', observer, () => readCollections(client, reads, settings.parallelism));
+    targets = sinceReport(feed, request.targets, sinceTargets(feed, desired, prefetched, kinds));
+  }
+  const options = { baseUrl: settings.baseUrl, kind: request.kind, kinds: request.kinds, targets };
   const { result: planned, organizationLive: live } = await reading(client, 'live state', observer,
-    () => streamPlan(client, desired, reads, options, settings.parallelism));
+    () => streamPlan(client, desired, reads, options, settings.parallelism, prefetched));
   let result = planned;
-  if (request.targets) result = await countEveryLiveItem(result, all, reads, client, settings.parallelism, request.maxDeletePercent ?? DEFAULT_MAX_DELETE_PERCENT);
+  if (targets) result = await countEveryLiveItem(result, all, reads, client, settings.parallelism, request.maxDeletePercent ?? DEFAULT_MAX_DELETE_PERCENT);
+  if (feed) result = { ...result, plan: { ...result.plan, since: feed.start } };
   const warnings = [...(result.checks ?? []), ...(request.safetyWarnings ? safetyWarnings(result, request.kinds) : [])];
   const previews = request.previews ? await runPreviews(result, client, settings.parallelism) : undefined;
   // What the files declare that will not do what it seems to, at its line (as validate says it).
   const declared = (desired.warnings ?? []).map((w) => `${formatPosition(w.position)}: ${w.message}`);
-  const annotated = annotate(result.plan, { changes: previews?.changes ?? new Map(), warnings: [...declared, ...(result.notices ?? []), ...warnings, ...(previews?.warnings ?? [])] });
-  const plan = request.attribution ? await attributePlan(annotated, result, live, client, settings.parallelism, request.kinds) : annotated;
+  const annotated = annotate(result.plan, { changes: previews?.changes ?? new Map(), warnings: [...(fallback ? [fallback] : []), ...declared, ...(result.notices ?? []), ...warnings, ...(previews?.warnings ?? [])] });
+  const plan = !request.attribution ? annotated
+    : feed ? withAttributions(annotated, feedAttributions(annotated.changes, result.executions, feed, kinds))
+    // After a fallback the warning has said the logs cannot be read: attribution does not say it twice.
+    : await attributePlan(annotated, result, live, client, settings.parallelism, request.kinds, { refusalSaid: fallback !== undefined });
   return { desired, result, plan };
+}
+
+/** The change feed since `start`; where no log can be read, the warning of the full drift that replaces it. */
+async function changeFeed(client: ApiClient, desired: DesiredState, kinds: Kinds, start: Date, parallelism: number, observer: Observer): Promise<{ feed?: ChangeFeed; fallback?: string }> {
+  const read = await reading(client, 'live state', observer, () => readChangeFeed(client, desired, kinds, start, parallelism));
+  if (read.kind === 'feed') return { feed: read.feed };
+  return {
+    fallback: `drift --since ${attributionTime(start.toISOString())}: ${read.why}, so this report is a full drift (every declared item read). `
+      + 'A key with activity_log:read reads each project\'s log; an organization admin\'s key, where the organization\'s plan includes the audit log, reads the organization-wide log in one request.',
+  };
+}
+
+/** The targets of a since report: what the feed derived, within the `--target` addresses given beside it. */
+function sinceReport(feed: ChangeFeed, given: PlanRequest['targets'], derived: SinceTarget[]): Omit<PlanTargets, 'left_out'> {
+  return {
+    addresses: given?.addresses ?? [],
+    ...(given?.changed_since ? { changed_since: given.changed_since } : {}),
+    since: { start: feed.start, logs: feed.sources.map((s) => ({ organization: s.organization, log: s.log })), entries: feed.entries.length, derived },
+  };
 }
 
 /**
@@ -85,10 +130,11 @@ async function readAndPlan(client: ApiClient, desired: DesiredState, settings: A
  * comparison's CPU overlaps the network's waits, and a unit's live records are let go once it is
  * planned (only the organization-level ones stay, for attribution). A unit whose plan would
  * create an item that a held-back record may hold (an archived flag's key) reads those first:
- * nothing is planned twice.
+ * nothing is planned twice. `prefetched`: the reads' collections, read already (readCollections,
+ * in the order of `reads`), planned as they are.
  */
-export async function streamPlan(client: ApiPort, desired: DesiredState, reads: readonly CollectionRead[], options: PlanOptions, parallelism: number):
-  Promise<{ result: PlanResult; organizationLive: LiveState }> {
+export async function streamPlan(client: ApiPort, desired: DesiredState, reads: readonly CollectionRead[], options: PlanOptions, parallelism: number,
+  prefetched?: LiveState): Promise<{ result: PlanResult; organizationLive: LiveState }> {
   const builder = new PlanBuilder(desired, options);
   const units = builder.units();
   const unitKey = (organization: string, project: number | null) => `${organization}|${project ?? ''}`;
@@ -132,13 +178,19 @@ export async function streamPlan(client: ApiPort, desired: DesiredState, reads: 
   // Reads of projects first, in unit order: their comparison is most of the work, and it runs
   // while the organization's reads (one GET per project) are still in flight.
   const order = [...reads].sort((a, b) => Number(a.scope.project === null) - Number(b.scope.project === null));
-  await streamCollections(client, order, parallelism, (read, collection) => {
+  const arrived = (read: CollectionRead, collection: LiveCollection): void => {
     const unit = unitOf(read);
     if (!unit) return;
     const w = waiting.get(unit) as { left: number; collections: LiveCollection[] };
     w.collections.push(collection);
     if (--w.left === 0) enqueue(unit);
-  });
+  };
+  if (prefetched) {
+    const index = new Map(reads.map((read, i) => [read, i]));
+    for (const read of order) arrived(read, prefetched.collections[index.get(read) as number] as LiveCollection);
+  } else {
+    await streamCollections(client, order, parallelism, arrived);
+  }
   await chain;
   return { result: builder.finish(), organizationLive: liveStateOf(organizationLive) };
 }

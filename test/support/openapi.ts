@@ -19,7 +19,7 @@ export const OPENAPI_FILE = new URL('../fixtures/posthog-openapi-subset.yaml', i
 type Schema = Record<string, unknown>;
 type Direction = 'request' | 'response';
 
-interface Parameter { name: string; in: string; required?: boolean; schema?: Schema }
+interface Parameter { name: string; in: string; required?: boolean; schema?: Schema; explode?: boolean }
 interface MediaType { schema?: Schema }
 interface Operation {
   parameters?: Parameter[];
@@ -153,10 +153,22 @@ function checkParameters(match: MatchedOperation): string[] {
     }
   }
   const queryParams = match.parameters.filter((p) => p.in === 'query');
-  for (const [name, raw] of match.query) {
+  for (const name of new Set(match.query.keys())) {
     const param = queryParams.find((p) => p.name === name);
-    if (param === undefined) problems.push(`unknown query parameter ${name}`);
-    else if (param.schema !== undefined) problems.push(...check(validator(param.schema, 'request'), coerce(raw, param.schema), `query parameter ${name}`, 'request'));
+    if (param === undefined) {
+      problems.push(`unknown query parameter ${name}`);
+      continue;
+    }
+    const schema = param.schema;
+    if (schema === undefined) continue;
+    // An array of the form style: repeated parameters (explode, the default) or one comma-separated value.
+    if (schema.type === 'array') {
+      const items = (schema.items ?? {}) as Schema;
+      const values = param.explode === false ? match.query.getAll(name).flatMap((v) => v.split(',')) : match.query.getAll(name);
+      problems.push(...check(validator(schema, 'request'), values.map((v) => coerce(v, items)), `query parameter ${name}`, 'request'));
+      continue;
+    }
+    for (const raw of match.query.getAll(name)) problems.push(...check(validator(schema, 'request'), coerce(raw, schema), `query parameter ${name}`, 'request'));
   }
   for (const p of queryParams) if (p.required === true && !match.query.has(p.name)) problems.push(`missing query parameter ${p.name}`);
   return [...new Set(problems)];

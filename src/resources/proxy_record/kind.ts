@@ -77,6 +77,8 @@ export const proxyRecord: ResourceKind = {
   // (never deleted twice, not unmanaged, no drift), though it still counts against the limit.
   isGone: (r) => r.status === 'deleting',
   check: checkProxyRecords,
+  // No activity: the real API keeps no log of proxy records (nor of their status changes).
+  unlogged: 'the API keeps no activity log of proxy records',
   waitFor: (action, message, status) => {
     if (action !== 'create' || status !== 400) return undefined;
     if (/maximum of \d+ proxy records/i.test(message)) return 'records still deleting hold a slot until the platform has deleted them (plan lists each record that holds one, with its status)';

@@ -32,4 +32,8 @@ export const role: ResourceKind = {
   deleteCall: (s, id) => ({ method: 'DELETE', path: role.itemPath(s, id) }),
   // An organization's entries: they show in every project's log of the organization.
   activity: { scopes: ['Role'], log: 'organization' },
+  // Attribution reads a role's entries, but the log is no change feed of roles: organization
+  // entries reach a project's log only where it receives organization-level activity, and
+  // membership changes are never logged as the role's.
+  unlogged: 'the activity log does not record every change of a role (its members, its access grants)',
 };
