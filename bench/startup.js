@@ -25,7 +25,7 @@ export async function startup() {
     validate_ms: round1(median(validate)),
     version_ratio: round2(median(version) / node),
     validate_ratio: round2(median(validate) / node),
-    targets: { version_ratio: 1.3, validate_ratio: 2 },
+    targets: { version_ratio: 1.2, validate_ratio: 2 },
   };
 }
 
