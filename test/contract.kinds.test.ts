@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { changesLogged, type ResourceKind } from '../src/resources/kind.js';
+import { changesLogged, identityOf, type ResourceKind } from '../src/resources/kind.js';
 import { KINDS } from '../src/resources/registry.js';
 import type { KindContract } from '../src/sandbox/kind-model.js';
 import { loadSandboxModels } from '../src/sandbox/models.js';
@@ -86,7 +86,7 @@ function configOf(kind: ResourceKind, contract: KindContract, fields: Record<str
 }
 
 function addressOf(kind: ResourceKind, contract: KindContract): string {
-  const key = kind.displayKey(contract.item[kind.identityField]);
+  const key = kind.displayKey(identityOf(kind, contract.item));
   return kind.parent === 'organization' ? `${kind.name}:${ORG}/${key}` : `${kind.name}:${ORG}/${PROJECT}/${key}`;
 }
 
@@ -122,8 +122,8 @@ async function scenario(kind: ResourceKind, contract: KindContract): Promise<voi
     const r = await api(sandbox.baseUrl, sandbox.apiKey).get(`${kind.collectionPath(scope)}${query}`);
     const body = r.body as { results?: Array<Record<string, unknown>> } | Array<Record<string, unknown>>;
     const records = (Array.isArray(body) ? body : body.results ?? []).filter((x) => !kind.isGone(x));
-    const wanted = kind.matchKey(kind.displayKey(contract.item[kind.identityField]));
-    const record = records.find((x) => kind.matchKey(kind.displayKey(x[kind.identityField])) === wanted);
+    const wanted = kind.matchKey(kind.displayKey(identityOf(kind, contract.item)));
+    const record = records.find((x) => kind.matchKey(kind.displayKey(identityOf(kind, x))) === wanted);
     return record ? kind.liveId(record) : undefined;
   };
   try {

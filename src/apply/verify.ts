@@ -3,7 +3,7 @@
 // example a setting the workspace's plan does not include, or a field an older API version
 // ignores); an item created or updated but not found, or deleted but still there, is named too.
 // The result is a report beside the apply report; withVerification makes the report that shows it.
-import { labelOf, type LiveRecord, type ResourceKind } from '../resources/kind.js';
+import { identityOf, labelOf, type LiveRecord, type ResourceKind } from '../resources/kind.js';
 import type { LiveState } from '../plan/live.js';
 import { sameField } from '../plan/normalize.js';
 import type { Execution, PlanResult } from '../plan/types.js';
@@ -20,7 +20,10 @@ export interface VerificationReport {
 export function unappliedFields(kind: ResourceKind, sent: Record<string, unknown>, stored: LiveRecord): string[] {
   const notTaken: string[] = [];
   for (const [field, value] of Object.entries(sent)) {
-    if (!kind.fields[field]) continue;
+    // Sent on create only, never read back (a hog function's template_id): nothing to compare.
+    if (!kind.fields[field] || kind.fields[field]?.createOnly) continue;
+    // Write-only secrets read back as a marker: what was sent cannot be seen again.
+    if (kind.secretFields?.(undefined, stored).includes(field)) continue;
     if (!sameField(kind, field, value, stored[field])) notTaken.push(field);
   }
   return notTaken;
@@ -34,7 +37,7 @@ function reread(after: LiveState, execution: Execution): LiveRecord | undefined 
   // By id where the item had one (identities may repeat, or change with the update), else by identity.
   if (execution.id !== null) return records.find((r) => !kind.isGone(r) && String(kind.liveId(r)) === String(execution.id));
   const match = kind.matchKey(kind.displayKey(identity));
-  return records.find((r) => !kind.isGone(r) && kind.matchKey(kind.displayKey(r[kind.identityField])) === match);
+  return records.find((r) => !kind.isGone(r) && kind.matchKey(kind.displayKey(identityOf(kind, r))) === match);
 }
 
 /** What the re-read state says about each applied change of the report. */

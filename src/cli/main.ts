@@ -8,6 +8,7 @@ import { printable } from '../util/printable.js';
 import { maskSecrets, maskStream } from '../util/secrets.js';
 import { reportError } from './output.js';
 import { adviceFor, type BaseUrlOrigin } from './advice.js';
+import { setResendSecrets } from '../resources/write-only.js';
 
 type VerbModule = { run(args: string[], opts: Record<string, unknown>): Promise<number> };
 
@@ -82,7 +83,9 @@ ${ENVIRONMENT}`);
 
   const verb = (name: string) => async (...params: unknown[]) => {
     const cmd = params[params.length - 1] as Command;
-    await runVerb(name, cmd.args, mergedOptions(program, cmd));
+    const opts = mergedOptions(program, cmd);
+    setResendSecrets(opts.resendSecrets === true);
+    await runVerb(name, cmd.args, opts);
   };
 
   withCommon(program.command('validate').argument('[paths...]', 'files or directories (default hogsync.yaml)'), false)
@@ -102,6 +105,7 @@ Every error of every file is printed as file:line:col: message. Exit 0 valid, 1 
     .option('--attribute', 'say who changed each live value the plan changes, and when (reads the activity log: one request per changed item)')
     .option('--target <address>', 'limit to items matching KIND:ORG/KEY (repeatable; * matches anything), e.g. feature_flag:*/111/*', collect)
     .option('--changed-since <git-ref>', 'limit to items whose declarations differ from the files at this git revision')
+    .option('--resend-secrets', 'send every declared write-only secret again (a hog function\'s secret inputs), for a rotation; otherwise stored secrets are kept')
     .addHelpText('after', `
 Examples:
   $ hogsync plan config/
@@ -119,11 +123,13 @@ Examples:
     .addOption(defaulted('--max-delete-percent <n>', 'refuse to delete more than this share of one kind', String(DEFAULT_MAX_DELETE_PERCENT)))
     .addOption(defaulted('--format <format>', 'report format', 'text').choices(['text', 'json']))
     .option('--target <address>', 'limit to items matching KIND:ORG/KEY (repeatable; * matches anything), e.g. feature_flag:*/111/*', collect)
+    .option('--resend-secrets', 'send every declared write-only secret again (a hog function\'s secret inputs), for a rotation; otherwise stored secrets are kept')
     .addHelpText('after', `
 Examples:
   $ hogsync apply config/                       # asks before changing anything
   $ hogsync apply --plan plan.json --auto-approve
-  $ hogsync apply config/ --auto-approve --allow-delete project/777`)
+  $ hogsync apply config/ --auto-approve --allow-delete project/777
+  $ hogsync apply config/ --resend-secrets      # after rotating a secret input in the environment`)
     .action(verb('apply'));
 
   withCommon(program.command('drift').argument('[paths...]', 'files or directories (default hogsync.yaml)'))

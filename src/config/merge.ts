@@ -14,7 +14,7 @@
 // The walk is defensive: it runs on files that failed the schema too, skipping what it cannot
 // read, so that duplicates are reported together with schema errors.
 import type { FilePosition } from '../errors.js';
-import { labelOf, type ResourceKind } from '../resources/kind.js';
+import { identityOf, labelOf, type ResourceKind } from '../resources/kind.js';
 import { KINDS, pruneKeys, type Kinds } from '../resources/registry.js';
 import type { DesiredItem, DesiredOrganization, DesiredState, PruneSettings } from './model.js';
 import type { SourceMap } from './parse.js';
@@ -112,7 +112,7 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
     const valuePos = (pointer: string): FilePosition => lazyPosition(f.file, f.map, pointer, 'value');
 
     const itemOf = (kind: ResourceKind, entry: Obj, pointer: string, at: ItemScope): DesiredItem | undefined => {
-      const raw = entry[kind.identityField];
+      const raw = identityOf(kind, entry);
       // Only well-formed identities take part; the schema check reports the others.
       const validId = Number.isSafeInteger(raw) || (typeof raw === 'string' && raw !== '');
       if (!validId) return undefined;

@@ -22,6 +22,7 @@ import { namedReference, siteHits, siteId } from '../resources/references.js';
 import type { DesiredItem, DesiredOrganization, DesiredState, PruneSettings } from './model.js';
 import { childPointer } from './pointer.js';
 import { formatPosition, type ConfigProblem } from './problems.js';
+import { identityOf } from '../resources/kind.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -132,7 +133,7 @@ function readAliases({ org, files }: OrgScope, problems: ConfigProblem[]): Map<R
       if (!Array.isArray(list)) continue;
       list.forEach((entry, i) => {
         if (!isObj(entry) || typeof entry[ALIAS] !== 'string' || !ALIAS_PATTERN.test(entry[ALIAS])) return;
-        const raw = entry[kind.identityField];
+        const raw = identityOf(kind, entry);
         if (!Number.isSafeInteger(raw) && !(typeof raw === 'string' && raw !== '')) return;
         const item = index.get(identityKey(kind, { project: null, key: kind.displayKey(raw) }));
         const parent = entries.find((e) => e.item === item);
@@ -217,7 +218,7 @@ function expandChildLists({ org, files }: OrgScope, parentsByKind: Map<ResourceK
       list.forEach((entry, i) => {
         if (!isObj(entry)) return;
         const pointer = childPointer(childPointer('', kind.configKey), i);
-        const raw = entry[kind.identityField];
+        const raw = identityOf(kind, entry);
         if (typeof raw !== 'string' || raw === '') return;
         const keyPointer = childPointer(pointer, kind.identityField);
         const at = positionIn(f, keyPointer);

@@ -7,7 +7,7 @@
 import type { SchemaValidator } from '../config/compiled.js';
 import { schemaAt } from '../config/schema-doc.js';
 import type { LiveState } from '../plan/live.js';
-import { keyInScope, labelOf, type KindName, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
+import { identityOf, keyInScope, labelOf, type KindName, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
 import { addressOf } from '../plan/types.js';
 import { canonicalJson } from '../plan/normalize.js';
@@ -84,8 +84,8 @@ const label = (entry: Entry) => `${labelOf(entry.kind)} ${entry.key === '' ? '""
 function byIdentity(kind: ResourceKind): (a: LiveRecord, b: LiveRecord) => number {
   const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
   return (a, b) => {
-    const x = a[kind.identityField];
-    const y = b[kind.identityField];
+    const x = identityOf(kind, a);
+    const y = identityOf(kind, b);
     if (typeof x === 'number' && typeof y === 'number') return x - y;
     return cmp(kind.matchKey(kind.displayKey(x)), kind.matchKey(kind.displayKey(y))) || cmp(String(x), String(y));
   };
@@ -95,15 +95,15 @@ function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kin
   const records = (live.find(kind, scope) ?? []).filter((r) => !kind.isGone(r)).sort(byIdentity(kind));
   // Identities that repeat in the API (idPin kinds): each such item is written with its `id:` pin.
   const repeats = new Map<string, number>();
-  if (kind.idPin) for (const r of records) repeats.set(kind.matchKey(kind.displayKey(r[kind.identityField])), (repeats.get(kind.matchKey(kind.displayKey(r[kind.identityField]))) ?? 0) + 1);
+  if (kind.idPin) for (const r of records) repeats.set(kind.matchKey(kind.displayKey(identityOf(kind, r))), (repeats.get(kind.matchKey(kind.displayKey(identityOf(kind, r)))) ?? 0) + 1);
   const entries = records.map((record) => {
     // A text identity is written in its canonical form (a live `E.Example.com.` as
     // `e.example.com`): the same item, and valid in a file where the API's spelling may not be.
-    const raw = record[kind.identityField];
+    const raw = identityOf(kind, record);
     const display = kind.displayKey(raw);
     const identity = typeof raw === 'string' ? display : raw;
     const key = keyInScope(scope, display);
-    const data: Record<string, unknown> = { [kind.identityField]: identity };
+    const data: Record<string, unknown> = kind.identityFields ? kind.identityFields(display) : { [kind.identityField]: identity };
     if ((repeats.get(kind.matchKey(display)) ?? 0) > 1) data[PIN] = kind.liveId(record);
     for (const field of selected.has(kind.name) ? Object.keys(kind.fields) : []) {
       // A field the API does not send (an older or newer API version) is not declared at all.
@@ -111,11 +111,16 @@ function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kin
       // Web-app state (onboarding progress, the dashboard it opens) is not configuration.
       if (kind.fields[field]?.uiState === true && !allFields) continue;
       // A field the API refuses to take (deprecated) would only fail the next apply.
-      if (kind.fields[field]?.deprecated !== undefined) continue;
+      if (kind.fields[field]?.deprecated !== undefined || kind.fields[field]?.createOnly) continue;
       // A field holding what the API gives a field nobody set says nothing.
       if (kind.unsetValues && field in kind.unsetValues && canonicalJson(kind.unsetValues[field]) === canonicalJson(record[field])) continue;
       // Ids of other items at the kind's reference sites are written by name where it is unique.
       data[field] = names.byName(kind, scope, field, exportedValue(kind, field, record[field]));
+    }
+    if (kind.exported) {
+      const shaped = kind.exported(record, data);
+      for (const k of Object.keys(data)) if (!(k in shaped)) delete data[k];
+      Object.assign(data, shaped);
     }
     const childScope: Scope = kind.projectKind
       ? { organization: scope.organization, project: Number(kind.liveId(record)) }

@@ -9,6 +9,7 @@ import type { LiveState } from '../plan/live.js';
 import type { LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
 import { hasSites, namedReference, replaceAtSites, siteId } from '../resources/references.js';
 import type { Kinds } from '../resources/registry.js';
+import { identityOf } from '../resources/kind.js';
 
 interface Index { byId: Map<string, LiveRecord>; names: Map<string, number> }
 
@@ -25,7 +26,7 @@ export class ExportNames {
       index = records ? { byId: new Map(), names: new Map() } : null;
       for (const r of records ?? []) {
         (index as Index).byId.set(String(kind.liveId(r)), r);
-        const name = kind.matchKey(kind.displayKey(r[kind.identityField]));
+        const name = kind.matchKey(kind.displayKey(identityOf(kind, r)));
         (index as Index).names.set(name, ((index as Index).names.get(name) ?? 0) + 1);
       }
       this.indexes.set(key, index);
@@ -43,7 +44,7 @@ export class ExportNames {
       const index = id === undefined || !target ? null : this.indexOf(target, scope);
       const record = index?.byId.get(String(id));
       if (!target || !index || !record) return undefined;
-      const name = target.displayKey(record[target.identityField]);
+      const name = target.displayKey(identityOf(target, record));
       return index.names.get(target.matchKey(name)) === 1 ? { [target.name]: name } : undefined;
     });
   }

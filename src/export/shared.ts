@@ -9,6 +9,7 @@ import { projectBoundIds } from '../config/shared.js';
 import { canonicalJson } from '../plan/normalize.js';
 import type { ResourceKind } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
+import { identityFieldsOf, identityOf } from '../resources/kind.js';
 
 /** The part of an exported entry sharing reads and writes (see document.ts). */
 export interface ShareableEntry {
@@ -62,7 +63,7 @@ export function shareChildren<E extends ShareableEntry>(
   for (const top of groups) {
     const parents = top.entries.filter((e) => !e.dropped);
     if (parents.length < 2) continue;
-    const parentIds = parents.map((p) => p.data[top.kind.identityField]);
+    const parentIds = parents.map((p) => identityOf(top.kind, p.data));
     for (const kind of kinds.filter((k) => k.parent === top.kind.name)) {
       // Children by key, in the order of the first parent that holds them.
       const byKey = new Map<string, { parent: E; child: E }[]>();
@@ -70,7 +71,7 @@ export function shareChildren<E extends ShareableEntry>(
         for (const group of parent.children.filter((g) => g.kind === kind)) {
           for (const child of group.entries as E[]) {
             if (child.dropped) continue;
-            const key = kind.matchKey(kind.displayKey(child.data[kind.identityField]));
+            const key = kind.matchKey(kind.displayKey(identityOf(kind, child.data)));
             byKey.set(key, [...(byKey.get(key) ?? []), { parent, child }]);
           }
         }
@@ -96,15 +97,15 @@ export function shareChildren<E extends ShareableEntry>(
           for (const field of fields) {
             if (!(field in base) || canonicalJson(base[field]) !== canonicalJson(child.data[field])) own[field] = child.data[field];
           }
-          if (Object.keys(own).length > 0) overrides[String(parent.data[top.kind.identityField])] = own;
+          if (Object.keys(own).length > 0) overrides[String(identityOf(top.kind, parent.data))] = own;
         }
 
         const first = members[0]!.child;
-        const identity = first.data[kind.identityField];
-        const projects = members.map(({ parent }) => parent.data[top.kind.identityField]);
+        const identity = identityOf(kind, first.data);
+        const projects = members.map(({ parent }) => identityOf(top.kind, parent.data));
         const everywhere = projects.length === parentIds.length;
         const data: Record<string, unknown> = {
-          [kind.identityField]: identity,
+          ...identityFieldsOf(kind, identity as string),
           ...(everywhere ? {} : { [top.kind.configKey]: projects }),
           ...base,
           ...(Object.keys(overrides).length > 0 ? { [OVERRIDES]: overrides } : {}),

@@ -200,6 +200,8 @@ export function sameValue(rule: CompareRule, declared: unknown, live: unknown, k
  * by the field's rule.
  */
 export function sameField(kind: ResourceKind, field: string, declared: unknown, live: unknown): boolean {
+  const together = kind.comparedTogether?.[field];
+  if (together) [declared, live] = together(declared, live);
   const normalize = kind.normalizers?.[field];
   if (normalize) return deepEqual(normalize(declared), normalize(live));
   const spec = kind.fields[field];

@@ -3,7 +3,7 @@
 import { hash } from 'node:crypto';
 import type { DesiredItem, DesiredOrganization, DesiredState } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
-import { keyInScope, labelOf, parentKeyOf, type HeldBy, type HoldView, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
+import { identityFieldsOf, identityOf, keyInScope, labelOf, parentKeyOf, type HeldBy, type HoldView, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, kindByName, type Kinds } from '../resources/registry.js';
 import type { LiveState } from './live.js';
 import { canonicalJson, dropServerKeys, mergedUpdate, RULES, sameField, serverKeysOf } from './normalize.js';
@@ -150,7 +150,7 @@ export class PlanBuilder {
     if (!state) return [];
     return unit.scopes.filter(({ kind, scope }) => {
       if (!kind.heldBack) return false;
-      const keys = new Set((live.find(kind, scope) ?? []).filter((r) => !kind.isGone(r)).map((r) => kind.matchKey(kind.displayKey(r[kind.identityField]))));
+      const keys = new Set((live.find(kind, scope) ?? []).filter((r) => !kind.isGone(r)).map((r) => kind.matchKey(kind.displayKey(identityOf(kind, r)))));
       return itemsIn(state.org, kind, scope).some((item) => item.ensure === 'present' && item.pin === undefined && !keys.has(kind.matchKey(item.key))
         && (item.renamedFrom === undefined || !keys.has(kind.matchKey(item.renamedFrom)))
         && (!this.targets || this.targets.matches(addressOf(kind.name, state.org.id, keyInScope(scope, item.key)))));
@@ -238,7 +238,9 @@ export class PlanBuilder {
         const address = addressOf(kind.name, org.id, keyInScope(scope, key));
         if (targets && !targets.matches(address)) continue;
         const held = heldBy(record);
-        if (pruned(kind, org) && kind.canDelete !== false && held.length === 0) {
+        // A record a declared item replaces (a hog function whose type changed) goes, pruned or not.
+        const replaced = kind.replacedBy?.(record, holdItems(items)) === true;
+        if ((pruned(kind, org) || replaced) && kind.canDelete !== false && held.length === 0) {
           out.managed.push({ address, digest: itemDigest(kind, address, undefined, record) });
           const pruneAt = org.pruneAt?.[kind.configKey];
           out.changes.push({
@@ -414,7 +416,7 @@ function distinctRecords(kind: ResourceKind, records: LiveRecord[]): LiveRecord[
 }
 
 function identityCollision(kind: ResourceKind, scope: Scope, a: LiveRecord, b: LiveRecord): HogsyncError {
-  const key = keyInScope(scope, kind.displayKey(b[kind.identityField]));
+  const key = keyInScope(scope, kind.displayKey(identityOf(kind, b)));
   return new HogsyncError('api', `the API lists two ${kind.name}s as ${addressOf(kind.name, scope.organization, key)} (ids ${String(kind.liveId(a))} and ${String(kind.liveId(b))}): `
     + 'hogsync cannot tell which one the files mean, so it plans nothing; remove or rename one of them in the web app');
 }
@@ -499,16 +501,16 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
   const fields: FieldChange[] = [];
   const values: Record<string, unknown> = {};
   // Renamed in place (renamed_from): the identity changes with the other fields, by one PATCH.
-  const liveKey = kind.displayKey(record[kind.identityField]);
+  const liveKey = kind.displayKey(identityOf(kind, record));
   const renamed = kind.matchKey(liveKey) !== kind.matchKey(item.key) ? liveKey : undefined;
   if (renamed !== undefined) {
     fields.push({ path: kind.identityField, before: liveKey, after: item.key, sensitive: false });
-    values[kind.identityField] = item.key;
+    Object.assign(values, identityFieldsOf(kind, item.key));
   }
   for (const [path, after] of Object.entries(declared)) {
     if (renamed !== undefined && path === kind.identityField) continue;
     const spec = kind.fields[path];
-    if (!spec) continue;
+    if (!spec || spec.createOnly) continue;
     if (!Object.prototype.hasOwnProperty.call(record, path)) {
       onAbsent(path);
       continue;
@@ -594,7 +596,7 @@ export class Matcher {
   constructor(private readonly kind: ResourceKind, private readonly scope: Scope, records: readonly LiveRecord[], items: readonly DesiredItem[],
     private readonly onMissingPin: (item: DesiredItem) => void) {
     for (const r of records) {
-      const m = kind.matchKey(kind.displayKey(r[kind.identityField]));
+      const m = kind.matchKey(kind.displayKey(identityOf(kind, r)));
       const list = this.byMatch.get(m);
       if (list) {
         if (!kind.idPin) throw identityCollision(kind, scope, list[0] as LiveRecord, r);
@@ -662,7 +664,7 @@ export class Matcher {
   /** Keys of unmatched records in addresses: the identity, with `#ID` where live records repeat it. */
   unmanagedKeys(records: readonly LiveRecord[]): Array<[LiveRecord, string]> {
     return records.map((r) => {
-      const key = this.kind.displayKey(r[this.kind.identityField]);
+      const key = this.kind.displayKey(identityOf(this.kind, r));
       const repeated = (this.byMatch.get(this.kind.matchKey(key))?.length ?? 0) > 1;
       return [r, repeated ? `${key}#${String(this.kind.liveId(r))}` : key];
     });

@@ -4,7 +4,7 @@
 // fills in the ids of items it creates first (Deferred); plans show live ids by name again.
 import type { DeclaredReference, DesiredItem } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
-import { keyInScope, labelOf, type LiveRecord, type ReferredItem, type ResourceKind, type Scope } from '../resources/kind.js';
+import { identityOf, keyInScope, labelOf, type LiveRecord, type ReferredItem, type ResourceKind, type Scope } from '../resources/kind.js';
 import { dottedPath } from '../config/references.js';
 import { asSiteValue, hitsOf, namedReference, replaceAtSites, siteId } from '../resources/references.js';
 import type { Kinds } from '../resources/registry.js';
@@ -97,7 +97,7 @@ export class ReferenceIndex {
     if (!e.byName) {
       e.byName = new Map();
       for (const r of e.live ?? []) {
-        const name = kind.matchKey(kind.displayKey(r[kind.identityField]));
+        const name = kind.matchKey(kind.displayKey(identityOf(kind, r)));
         const list = e.byName.get(name);
         if (list) list.push(r);
         else e.byName.set(name, [r]);
@@ -146,7 +146,7 @@ export class ReferenceIndex {
     const e = this.entry(target, scope.project);
     const record = this.ids(target, e).get(String(id));
     if (!record) return undefined;
-    const name = target.displayKey(record[target.identityField]);
+    const name = target.displayKey(identityOf(target, record));
     return (this.named(target, e).get(target.matchKey(name))?.length ?? 0) === 1 ? name : undefined;
   }
 
@@ -166,7 +166,7 @@ export class ReferenceIndex {
     if (!target?.refusesReference) return;
     const e = this.entry(target, scope.project);
     const view = (item: DesiredItem | undefined, record: LiveRecord | undefined): ReferredItem => ({
-      name: item ? item.key : target.displayKey(record?.[target.identityField]),
+      name: item ? item.key : target.displayKey(identityOf(target, record)),
       fields: { ...(record ?? {}), ...(item?.ensure === 'present' ? item.fields : {}) },
     });
     const find = (value: unknown): ReferredItem | undefined => {

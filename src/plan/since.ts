@@ -4,7 +4,7 @@
 // from the command line, which collections the entries ask to read, which items they name once
 // those are read, and who changed each drifted item (from the same entries, never a second read).
 import type { DesiredOrganization, DesiredState } from '../config/model.js';
-import { changesLogged, keyInScope, parentKeyOf, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
+import { identityOf, changesLogged, keyInScope, parentKeyOf, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import type { Kinds } from '../resources/registry.js';
 import { attributeItem, attributionTime, type ActivityEntry, type FoundAttributions, type Attribution } from './attribution.js';
 import type { LiveState } from './live.js';
@@ -228,7 +228,7 @@ export function sinceTargets(feed: ChangeFeed, desired: DesiredState, live: Live
           const own = matcher.own(item);
           if (own) claimed.add(own);
           const old = item.renamedFrom === undefined ? undefined
-            : records.find((r) => kind.matchKey(kind.displayKey(r[kind.identityField])) === kind.matchKey(item.renamedFrom as string));
+            : records.find((r) => kind.matchKey(kind.displayKey(identityOf(kind, r))) === kind.matchKey(item.renamedFrom as string));
           if (old) claimed.add(old);
           const named = byId.get(idOf(own) ?? '\u0000') ?? byId.get(idOf(old) ?? '\u0000')
             ?? (item.pin !== undefined ? byId.get(String(item.pin)) : undefined)

@@ -27,6 +27,8 @@ export interface FieldSpec {
   merge?: MergeDepth;
   /** State of the web app rather than a setting (schema `x-ui-state`): export writes it only with --all-fields. */
   uiState?: boolean;
+  /** Sent on create only, never read back (schema `x-create-only`): never compared or exported. */
+  createOnly?: boolean;
   /** Why the API no longer takes this field (schema `x-deprecated`): validate warns, export leaves it out. */
   deprecated?: string;
 }
@@ -236,6 +238,12 @@ export interface ResourceKind {
    * list's query (`searchQuery`), never the whole list (busy projects hold thousands).
    */
   readonly read: 'list' | 'get' | 'search';
+  /**
+   * The list answers basic fields only (a hog function's list leaves out inputs, masking and
+   * mappings): the records a plan compares, and every record export or show writes, are read again
+   * by GET (one request each), never the others.
+   */
+  readonly abridgedList?: boolean;
   /** `search` kinds: the list query that finds items of this identity (the API may answer more: matched exactly). */
   searchQuery?(key: string): string;
   readonly canCreate: boolean;
@@ -245,6 +253,11 @@ export interface ResourceKind {
   readonly listsUnmanaged?: boolean;
   /** False: `export` writes the kind only when `--kind` names it (reading it means reading every item). */
   readonly exportedByDefault?: boolean;
+  /**
+   * Optional: the fields export writes for a live record, from what the generic rules chose
+   * (`data`): a hog function made from a template is written as its template_id and inputs.
+   */
+  exported?(record: LiveRecord, data: Record<string, unknown>): Record<string, unknown>;
   /** Which live items `export` writes (default every one): event definitions that say something. */
   exportable?(record: LiveRecord): boolean;
   /** The values the API gives fields nobody set: `export` leaves a field holding one out (it says nothing). */
@@ -268,6 +281,20 @@ export interface ResourceKind {
   readonly deleteNeedsAllow?: boolean;
   /** Its model in the sandbox, declared beside it and loaded only by the sandbox (src/sandbox/models.ts). */
   readonly sandbox?: () => Promise<{ model: SandboxModel }>;
+  /**
+   * Optional: the identity of a live record or a declared entry when it is made of several
+   * fields (a hog function's `TYPE/NAME`); default: the identity field's value. Undefined when
+   * a part is missing.
+   */
+  identityOf?(entry: Readonly<Record<string, unknown>>): unknown;
+  /** Optional, with `identityOf`: the fields one identity stands for (`{ type, name }`), as a file and the API write them. */
+  identityFields?(key: string): Record<string, unknown>;
+  /**
+   * Optional: whether a live record no file declares is replaced by a declared item of the same
+   * scope (a hog function whose type changed: the API cannot change a type, so the old one goes
+   * and the new one is created). Such a record is planned for deletion, pruned or not.
+   */
+  replacedBy?(record: LiveRecord, items: ScopeView['items']): boolean;
   /** Managed fields (everything writable but the identity), usually from the JSON Schema. */
   readonly fields: Readonly<Record<string, FieldSpec>>;
   /**
@@ -327,6 +354,12 @@ export interface ResourceKind {
    * rewriting of the field applied to both sides (a flag's filters, its tags as a set).
    */
   readonly normalizers?: Readonly<Record<string, (value: unknown) => unknown>>;
+  /**
+   * Per field: both sides rewritten in view of each other before they are compared (a hog
+   * function's secret inputs, which the API reads back only as `{"secret": true}`). Runs before
+   * the field's normalizer, if any.
+   */
+  readonly comparedTogether?: Readonly<Record<string, (declared: unknown, live: unknown) => [unknown, unknown]>>;
   /** Fields that hold secrets because of the item's other values (a flag with encrypted payloads). */
   secretFields?(declared: Record<string, unknown> | undefined, live: LiveRecord | undefined): readonly string[];
   /**
@@ -383,6 +416,17 @@ export interface ResourceKind {
 /** Whether `drift --since` may learn of every change of the kind from the activity log (else it reads the kind in full). */
 export function changesLogged(kind: ResourceKind): boolean {
   return kind.activity !== undefined && kind.unlogged === undefined;
+}
+
+/** The identity of a live record or a declared entry (see ResourceKind.identityOf). */
+export function identityOf(kind: ResourceKind, entry: Readonly<Record<string, unknown>> | undefined | null): unknown {
+  if (entry === undefined || entry === null) return undefined;
+  return kind.identityOf ? kind.identityOf(entry) : entry[kind.identityField];
+}
+
+/** The fields an identity stands for, as a file writes them. */
+export function identityFieldsOf(kind: ResourceKind, key: string): Record<string, unknown> {
+  return kind.identityFields ? kind.identityFields(key) : { [kind.identityField]: key };
 }
 
 /** How messages name one item of a kind. */

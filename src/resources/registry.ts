@@ -10,12 +10,14 @@ import { action } from './action/kind.js';
 import { cohort } from './cohort/kind.js';
 import { featureFlag } from './feature_flag/kind.js';
 import { eventDefinition } from './event_definition/kind.js';
+import { hogFunction } from './hog_function/kind.js';
 
 /**
  * In the order plans list them and apply creates them; parents before their children, and kinds
- * referred to by name before the kinds that refer to them (actions, then cohorts, then flags).
+ * referred to by name before the kinds that refer to them (actions, then cohorts, then flags;
+ * hog functions after actions).
  */
-export const KINDS: readonly ResourceKind[] = [project, proxyRecord, role, action, cohort, featureFlag, eventDefinition];
+export const KINDS: readonly ResourceKind[] = [project, proxyRecord, role, action, cohort, featureFlag, hogFunction, eventDefinition];
 
 export type Kinds = readonly ResourceKind[];
 

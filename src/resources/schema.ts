@@ -31,6 +31,8 @@ export interface SchemaNode {
   'x-merge'?: boolean | 'nested';
   /** State of the web app (onboarding progress, the dashboard it opens): export leaves it out unless --all-fields. */
   'x-ui-state'?: boolean;
+  /** Sent on create only and never read back (a hog function's template_id): never compared, never exported. */
+  'x-create-only'?: boolean;
   /** Why a field the API still returns may no longer be written: validate warns, export leaves it out. */
   'x-deprecated'?: string;
   /** What the API does with a key this (closed) mapping does not know, for the message about it. */
@@ -81,6 +83,7 @@ export function fieldsFromSchema(def: string, exclude: readonly string[]): Recor
       compare: prop['x-normalize'] ?? target['x-normalize'] ?? 'plain',
       sensitive: prop['x-sensitive'] === true,
       ...(prop['x-ui-state'] === true ? { uiState: true } : {}),
+      ...(prop['x-create-only'] === true ? { createOnly: true } : {}),
       ...(typeof prop['x-deprecated'] === 'string' ? { deprecated: prop['x-deprecated'] } : {}),
       ...(merge === 'nested' ? { merge: 'nested' as const } : merge === true ? { merge: 'top' as const } : {}),
     };

@@ -11,6 +11,7 @@ import { KINDS, type Kinds } from '../resources/registry.js';
 import { mapLimit } from '../util/map-limit.js';
 import { getRecord, listRecords } from './live-state.js';
 import { withReferred } from './referred.js';
+import { identityOf } from '../resources/kind.js';
 
 export async function readAddressed(api: ApiPort, organization: string, targets: TargetSet, parallelism: number, kinds: Kinds = KINDS): Promise<LiveState> {
   const orgScope: Scope = { organization, project: null };
@@ -22,7 +23,7 @@ export async function readAddressed(api: ApiPort, organization: string, targets:
   const records = new Map<ResourceKind, LiveRecord[]>(top.map((kind, i) => [kind, lists[i] ?? []]));
 
   // Kinds whose lists carry only basic fields: the full record of each item an address names.
-  const address = (kind: ResourceKind, r: LiveRecord) => `${kind.name}:${organization}/${kind.displayKey(r[kind.identityField])}`;
+  const address = (kind: ResourceKind, r: LiveRecord) => `${kind.name}:${organization}/${kind.displayKey(identityOf(kind, r))}`;
   const gets = top.filter((k) => k.read === 'get')
     .flatMap((kind) => (records.get(kind) ?? []).filter((r) => !kind.isGone(r) && targets.matches(address(kind, r))).map((r) => ({ kind, id: kind.liveId(r) })));
   const full = await mapLimit(gets, parallelism, ({ kind, id }) => getRecord(api, kind, orgScope, id));

@@ -11,6 +11,10 @@ import type { LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
 import type { Kinds } from '../resources/registry.js';
 import { mapLimit } from '../util/map-limit.js';
 import { plannedReads, type CollectionRead } from './targets.js';
+import { identityOf } from '../resources/kind.js';
+
+/** GETs of one abridged list's records in flight at once (beside the plan's other reads). */
+const ABRIDGED_PARALLELISM = 4;
 
 export type { CollectionRead } from './targets.js';
 export { heldBackReads } from './targets.js';
@@ -56,10 +60,12 @@ export async function streamCollections(api: ApiPort, reads: readonly Collection
       // The API's search matches parts of names, in any case: only the item of exactly this identity is it.
       const match = read.kind.matchKey(search);
       const found = await listRecords(api, read.kind, read.scope, missingIsEmpty, read.kind.searchQuery?.(search));
-      records = found.filter((r) => read.kind.matchKey(read.kind.displayKey(r[read.kind.identityField])) === match);
+      records = found.filter((r) => read.kind.matchKey(read.kind.displayKey(identityOf(read.kind, r))) === match);
     } else if (id === undefined) {
       // A child collection answers 404 when its parent does not exist: the planner names it then.
-      records = await listRecords(api, read.kind, read.scope, missingIsEmpty, read.query);
+      const details = read.details === undefined ? undefined : new Set(read.details.map(String));
+      const wanted = details && ((r: LiveRecord) => details.has(read.kind.matchKey(read.kind.displayKey(identityOf(read.kind, r)))) || details.has(String(read.kind.liveId(r))));
+      records = await listRecords(api, read.kind, read.scope, missingIsEmpty, read.query, wanted);
       const meta = listMeta(records);
       if (meta) (pending.get(read) as { meta?: Record<string, unknown> }).meta = meta;
       // Listed records of items read one by one come from their own GET only (a 404 there means missing).
@@ -84,7 +90,7 @@ function checkRecords(kind: ResourceKind, path: string, records: unknown[]): Liv
     if (record === null || typeof record !== 'object' || Array.isArray(record)) throw bad('not an object');
     const r = record as LiveRecord;
     if (typeof r.id !== 'string' && typeof r.id !== 'number') throw bad('"id" is missing or not a string or number');
-    const identity = r[kind.identityField];
+    const identity = identityOf(kind, r);
     if (typeof identity !== 'string' && typeof identity !== 'number') throw bad(`"${kind.identityField}" is missing or not a string`);
   });
   return records as LiveRecord[];
@@ -104,10 +110,16 @@ export class UnknownOrganization extends HogsyncError {
 }
 
 /** Every record of a collection, checked; `missingIsEmpty`: a 404 means no collection (its parent is gone). */
-export async function listRecords(api: ApiPort, kind: ResourceKind, scope: Scope, missingIsEmpty = false, query?: string): Promise<LiveRecord[]> {
-  const path = `${kind.collectionPath(scope)}${query ? `?${query}` : ''}`;
+export async function listRecords(api: ApiPort, kind: ResourceKind, scope: Scope, missingIsEmpty = false, query?: string,
+  wanted?: (record: LiveRecord) => boolean): Promise<LiveRecord[]> {
+  const path = `${kind.collectionPath(scope)}${query ? `${kind.collectionPath(scope).includes('?') ? '&' : '?'}${query}` : ''}`;
   try {
-    return checkRecords(kind, path, await api.listAll<unknown>(path));
+    const records = checkRecords(kind, path, await api.listAll<unknown>(path));
+    if (!kind.abridgedList) return records;
+    // The list answers basic fields only: the records compared or written are read again in full
+    // (one GET each, a few at a time); one deleted since it was listed is gone.
+    const full = await mapLimit(records, ABRIDGED_PARALLELISM, async (r) => (wanted && !wanted(r) ? r : getRecord(api, kind, scope, kind.liveId(r))));
+    return full.filter((r): r is LiveRecord => r !== null);
   } catch (err) {
     if (missingIsEmpty && is404(err)) return [];
     if (scope.project === null && is404(err)) throw new UnknownOrganization(scope.organization, err as HogsyncError);

@@ -21,6 +21,11 @@ export interface CollectionRead {
   query?: string;
   /** `search` kinds: identities read one list query each (the kind's `searchQuery`), never the whole list. */
   searches?: readonly string[];
+  /**
+   * Kinds whose lists are abridged (`abridgedList`): the declared identities (and pinned ids) whose
+   * records are read again in full; undefined reads every listed record in full.
+   */
+  details?: ReadonlyArray<string | number>;
 }
 
 /** Reads of the held-back records (archived flags) of the given collections of a kind. */
@@ -38,7 +43,10 @@ export function plannedReads(desired: DesiredState, kinds: Kinds = KINDS): Colle
         const keys = kind.read === 'list' ? [] : itemsIn(org, kind, scope).map((i) => i.key);
         // Kinds read one GET per declared item are listed too: the list names the unmanaged ones.
         if (kind.read === 'search') reads.push({ kind, scope, list: false, ids: [], searches: keys });
-        else reads.push({ kind, scope, list: true, ids: keys });
+        else if (kind.abridgedList) {
+          const items = itemsIn(org, kind, scope);
+          reads.push({ kind, scope, list: true, ids: [], details: [...items.map((i) => kind.matchKey(i.key)), ...items.flatMap((i) => (i.pin === undefined ? [] : [i.pin]))] });
+        } else reads.push({ kind, scope, list: true, ids: keys });
       }
     }
     // Kinds the files refer to by name where they declare none: read to resolve the names.

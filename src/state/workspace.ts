@@ -4,7 +4,7 @@
 import { HogsyncError } from '../errors.js';
 import type { ApiPort } from '../http/port.js';
 import { liveStateOf, type LiveCollection, type LiveState } from '../plan/live.js';
-import { labelOf, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
+import { identityOf, labelOf, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
 import { mapLimit } from '../util/map-limit.js';
 import { getRecord, listRecords } from './live-state.js';
@@ -59,7 +59,7 @@ export async function readWorkspace(api: ApiPort, organization: string, named: n
         const project = Number(parent.liveId(r));
         return Number.isSafeInteger(project) ? [{ kind, scope: { organization, project } }] : [];
       }
-      return [{ kind, scope: { organization, project: null, parent: { kind: parent.name, key: parent.displayKey(r[parent.identityField]), id: parent.liveId(r) } } }];
+      return [{ kind, scope: { organization, project: null, parent: { kind: parent.name, key: parent.displayKey(identityOf(parent, r)), id: parent.liveId(r) } } }];
     });
   });
   const childRecords = await mapLimit(children, parallelism, async ({ kind, scope }) => {

@@ -1,0 +1,229 @@
+// Hog functions in the sandbox, as the real API keeps them (posthog/api/hog_function.py,
+// HogFunctionSerializer and HogFunctionViewSet; posthog/cdp/validation.py):
+//   - the list is abridged (HogFunctionMinimalSerializer: no inputs, inputs_schema, masking,
+//     mappings), holds destinations only unless `type` names types (comma-separated), leaves out
+//     deleted functions and is ordered by execution_order, then created_at;
+//   - type is required on create, one of the API's choices, and cannot change ("Cannot modify
+//     the type of an existing function"); template_id is write-only (read back as template);
+//     a function from a template takes its hog and inputs_schema unless given; without hog
+//     (nor a template) the API answers {"hog": "Required."};
+//   - inputs are validated against the inputs schema (validate_inputs): a required input without
+//     a value is refused ("This field is required."), a string, boolean or dictionary of another
+//     type too; inputs the schema does not name are dropped; `bytecode` is computed;
+//   - a secret input is stored apart and read back as {"secret": true}; sending that marker keeps
+//     the stored value (the encrypted inputs);
+//   - a new transformation goes last: execution_order = the highest + 1, whatever was sent;
+//   - at most 20 enabled transformations per project (the sandbox's wording of the refusal);
+//   - deleted by PATCH {"deleted": true} (DELETE answers 405: ForbidDestroyModel); the activity
+//     log's scope is `HogFunction`. Seeded per project under `hog_functions` (internal_destination
+//     ones too: what alerts and notifications own, listed only when asked for by type).
+import { validationError } from '../../sandbox/errors.js';
+import { nowIso, uuidv7 } from '../../sandbox/ids.js';
+import { clone, isObject, type Json, type JsonObject } from '../../sandbox/json.js';
+import { recordsOf, type KindContext, type SandboxModel } from '../../sandbox/kind-model.js';
+import { seedApply, seedList } from '../../sandbox/seed.js';
+import type { SandboxState } from '../../sandbox/state.js';
+import { booleanRule, integerRule, stringRule, validatePartial } from '../../sandbox/validation.js';
+import { templateById } from './templates.js';
+
+const COLLECTION = 'hog_functions';
+const TYPES = ['destination', 'site_destination', 'internal_destination', 'source_webhook', 'site_app', 'transformation'];
+const MAX_ENABLED_TRANSFORMATIONS = 20;
+
+const RULES = {
+  name: stringRule({ max: 400, nullable: true, allowBlank: true }),
+  description: stringRule({ allowBlank: true }),
+  enabled: booleanRule(),
+  hog: stringRule({ allowBlank: true }),
+  icon_url: stringRule({ nullable: true, allowBlank: true }),
+  execution_order: integerRule({ min: 0, max: 32767, nullable: true }),
+  deleted: booleanRule(),
+};
+
+const functionsOf = (state: SandboxState): JsonObject[] => recordsOf(state, { collection: COLLECTION });
+
+/** What the API computes from a templated value (generate_template_bytecode): a stand-in. */
+const bytecodeOf = (value: Json): Json[] => ['_H', 1, 32, JSON.stringify(value)];
+
+/**
+ * Inputs as validate_inputs takes them, against the schema: each schema key's input validated and
+ * kept (secret ones into `secrets`, where a marker keeps what was stored), every other key dropped.
+ */
+function takeInputs(schema: Json, body: Json, stored: { inputs: JsonObject; secrets: JsonObject }): { inputs: JsonObject; secrets: JsonObject } {
+  if (body !== undefined && body !== null && !isObject(body)) throw validationError('inputs', 'Expected a dictionary of items.', 'not_a_dict');
+  const given = (body ?? {}) as JsonObject;
+  const inputs: JsonObject = {};
+  const secrets: JsonObject = {};
+  for (const [i, s] of (Array.isArray(schema) ? schema : []).entries()) {
+    if (!isObject(s)) continue;
+    const key = String(s.key);
+    const raw = given[key];
+    if (s.secret === true && isObject(raw) && raw.secret === true && !('value' in raw)) {
+      if (stored.secrets[key] !== undefined) secrets[key] = stored.secrets[key] as Json;
+      continue;
+    }
+    const value = isObject(raw) ? raw.value : undefined;
+    const empty = value === undefined || value === null || value === '' || value === false;
+    if (s.required === true && empty) throw validationError(`inputs__${key}`, 'This field is required.', 'invalid_input');
+    if (!empty) {
+      if (s.type === 'string' && typeof value !== 'string') throw validationError(`inputs__${key}`, 'Value must be a string.', 'invalid_input');
+      if (s.type === 'boolean' && typeof value !== 'boolean') throw validationError(`inputs__${key}`, 'Value must be a boolean.', 'invalid_input');
+      if (s.type === 'dictionary' && !isObject(value)) throw validationError(`inputs__${key}`, 'Value must be a dictionary.', 'invalid_input');
+    }
+    if (raw === undefined) continue;
+    const input: JsonObject = { value: clone(value ?? null), order: i };
+    if (isObject(raw) && typeof raw.templating === 'string') input.templating = raw.templating;
+    if (!empty && ['string', 'dictionary', 'json'].includes(String(s.type))) input.bytecode = bytecodeOf(value as Json);
+    if (s.secret === true) secrets[key] = input;
+    else inputs[key] = input;
+  }
+  return { inputs, secrets };
+}
+
+function minimal(record: JsonObject, ctx: KindContext): JsonObject {
+  return {
+    id: record.id ?? null,
+    type: record.type ?? null,
+    name: record.name ?? null,
+    description: record.description ?? '',
+    created_at: record.created_at ?? null,
+    created_by: clone(ctx.state.user),
+    updated_at: record.updated_at ?? null,
+    enabled: record.enabled ?? false,
+    hog: record.hog ?? '',
+    filters: clone(record.filters ?? {}),
+    icon_url: record.icon_url ?? null,
+    template: record.template_id ? { id: record.template_id, name: templateById(record.template_id)?.name ?? String(record.template_id) } : null,
+    status: { state: 1, rating: 1, tokens: 10000 },
+    execution_order: record.execution_order ?? null,
+  };
+}
+
+function render(record: JsonObject, ctx: KindContext): JsonObject {
+  const inputs = clone((record.inputs ?? {}) as JsonObject);
+  for (const key of Object.keys((record.secrets ?? {}) as JsonObject)) inputs[key] = { secret: true };
+  return {
+    ...minimal(record, ctx),
+    bytecode: ['_H', 1],
+    transpiled: null,
+    inputs_schema: clone(record.inputs_schema ?? []),
+    inputs,
+    masking: clone(record.masking ?? null),
+    mappings: clone(record.mappings ?? null),
+  };
+}
+
+/** Filters as stored: what was sent, with the bytecode the API compiles. */
+const takeFilters = (value: Json): JsonObject => {
+  if (value !== undefined && value !== null && !isObject(value)) throw validationError('filters', 'Expected a dictionary of items.', 'not_a_dict');
+  return { ...clone((value ?? {}) as JsonObject), bytecode: ['_H', 1, 29] };
+};
+
+function takeMasking(value: Json): Json {
+  if (value === null || value === undefined) return null;
+  if (!isObject(value)) throw validationError('masking', 'Expected a dictionary of items.', 'not_a_dict');
+  const ttl = value.ttl;
+  if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 60 || ttl > 86400) throw validationError('masking__ttl', 'Ensure this value is greater than or equal to 60 and less than or equal to 86400.', 'invalid');
+  if (typeof value.hash !== 'string') throw validationError('masking__hash', 'This field is required.', 'required');
+  return { ttl, hash: value.hash, threshold: value.threshold ?? null, bytecode: bytecodeOf(value.hash) };
+}
+
+/** The 21st enabled transformation of a project is refused. */
+function checkTransformationLimit(state: SandboxState, record: JsonObject): void {
+  if (record.type !== 'transformation' || record.enabled !== true || record.deleted === true) return;
+  const enabled = functionsOf(state).filter((f) => f !== record && f.project === record.project && f.type === 'transformation' && f.enabled === true && f.deleted !== true).length;
+  if (enabled >= MAX_ENABLED_TRANSFORMATIONS) throw validationError(null, `A project may have at most ${MAX_ENABLED_TRANSFORMATIONS} enabled transformations.`, 'invalid_input');
+}
+
+export function createHogFunction(state: SandboxState, project: number, body: JsonObject, seeded = false): JsonObject {
+  const fields = validatePartial(RULES, body);
+  const type = body.type;
+  if (type === undefined) throw validationError('type', 'This field is required.', 'required');
+  if (typeof type !== 'string' || !TYPES.includes(type)) throw validationError('type', `"${String(type)}" is not a valid choice.`, 'invalid_choice');
+  const templateId = typeof body.template_id === 'string' ? body.template_id : null;
+  const template = templateById(templateId);
+  const hog = fields.hog || template?.hog;
+  if (!hog) throw validationError('hog', 'Required.', 'invalid_input');
+  const schema = Array.isArray(body.inputs_schema) && body.inputs_schema.length > 0 ? clone(body.inputs_schema) : clone((template?.inputs_schema ?? []) as unknown as Json[]);
+  const { inputs, secrets } = takeInputs(schema, body.inputs, { inputs: {}, secrets: {} });
+  const siblings = functionsOf(state).filter((f) => f.project === project && f.type === 'transformation' && f.deleted !== true);
+  const now = nowIso();
+  const record: JsonObject = {
+    id: uuidv7(), project, type, name: fields.name ?? null, description: fields.description ?? '', enabled: fields.enabled ?? false,
+    hog: String(hog).trim(), inputs_schema: schema, inputs, secrets, filters: takeFilters(body.filters),
+    masking: takeMasking(body.masking), mappings: clone((body.mappings ?? null) as Json), icon_url: fields.icon_url ?? null,
+    template_id: templateId, deleted: false, created_at: now, updated_at: now,
+    // A new transformation goes last, whatever was sent (seeds keep theirs).
+    execution_order: type === 'transformation' && !seeded ? Math.max(0, ...siblings.map((f) => Number(f.execution_order ?? 0))) + 1 : fields.execution_order ?? null,
+  };
+  if (!seeded) checkTransformationLimit(state, record);
+  functionsOf(state).push(record);
+  return record;
+}
+
+function update(record: JsonObject, body: JsonObject, ctx: KindContext): JsonObject {
+  if ('type' in body && body.type !== record.type) throw validationError('type', 'Cannot modify the type of an existing function', 'invalid_input');
+  const changes = validatePartial(RULES, body);
+  if (typeof changes.hog === 'string') changes.hog = changes.hog.trim();
+  if (body.inputs_schema !== undefined) changes.inputs_schema = clone(body.inputs_schema);
+  if (body.inputs !== undefined) {
+    const schema = (changes.inputs_schema ?? record.inputs_schema ?? []) as Json;
+    const taken = takeInputs(schema, body.inputs, { inputs: (record.inputs ?? {}) as JsonObject, secrets: (record.secrets ?? {}) as JsonObject });
+    changes.inputs = taken.inputs;
+    changes.secrets = taken.secrets;
+  }
+  if (body.filters !== undefined) changes.filters = takeFilters(body.filters);
+  if (body.masking !== undefined) changes.masking = takeMasking(body.masking);
+  if (body.mappings !== undefined) {
+    if (body.mappings !== null && !['destination', 'site_destination'].includes(String(record.type))) throw validationError('mappings', 'Mappings are only allowed for destinations.', 'invalid_input');
+    changes.mappings = clone(body.mappings);
+  }
+  checkTransformationLimit(ctx.state, { ...record, ...changes });
+  changes.updated_at = nowIso();
+  return changes;
+}
+
+export const model: SandboxModel = {
+  kind: 'hog_function',
+  collection: COLLECTION,
+  path: '/api/projects/:project/hog_functions/',
+  aliases: ['/api/environments/:project/hog_functions/'],
+  parent: 'project',
+  scopes: { read: 'hog_function:read', write: 'hog_function:write' },
+  pagination: 'limit-offset',
+  id: 'uuid',
+  create: { status: 201 },
+  update: true,
+  delete: 'soft',
+  softDelete: 'deleted',
+  fields: {},
+  activity: { scope: 'HogFunction', name: (r) => String(r.name), ignored: ['project', 'secrets', 'updated_at', 'bytecode'] },
+  hooks: {
+    listed: (record, ctx) => {
+      const asked = ctx.request.url.searchParams.get('type') ?? ctx.request.url.searchParams.get('types');
+      const types = asked ? asked.split(',') : ['destination'];
+      return record.deleted !== true && types.includes(String(record.type));
+    },
+    createReply: (ctx) => ({ status: 201, body: render(createHogFunction(ctx.state, ctx.project?.id as number, ctx.request.body), ctx) }),
+    updateReply: (record, ctx) => {
+      Object.assign(record, update(record, ctx.request.body, ctx));
+      return { status: 200, body: render(record, ctx) };
+    },
+    listRender: minimal,
+    render,
+  },
+  seeds: [{
+    key: 'hog_functions',
+    at: 'project',
+    apply: (state, { project }, value, where, fail) => {
+      for (const [i, entry] of seedList(value, where, fail).entries()) {
+        seedApply(`${where}[${i}]`, fail, () => createHogFunction(state, project?.id as number, entry, true));
+      }
+    },
+  }],
+  contract: {
+    item: { name: 'Contract webhook', type: 'destination', template_id: 'template-webhook', enabled: true, inputs: { url: { value: 'https://hooks.example.com/contract' } } },
+    update: { description: 'Signups to the CRM' },
+    drift: { enabled: false },
+  },
+};
