@@ -1,6 +1,6 @@
 // Runs the real CLI (bin/hogsync.js, built dist/) as a child process: spawnCli() is the one
 // way tests start it; runCli() waits for it and fails any run whose output contains the API
-// key it was given.
+// key it was given, or any secret it was given through the environment.
 import { spawn, type ChildProcessByStdio, type StdioPipe, type StdioNull } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { BIN, ROOT } from './constants.js';
@@ -57,6 +57,12 @@ export async function runCli(args: string[], options: { env?: Record<string, str
   const key = env.HOGSYNC_API_KEY;
   if (key && key.length >= 8 && (result.stdout.includes(key) || result.stderr.includes(key))) {
     throw new Error(`the API key appeared in the output of hogsync ${args.join(' ')}`);
+  }
+  // And every secret a test hands the CLI through the environment (a hog function's secret input
+  // read by ${env:…}, named *_KEY, *SECRET*, *TOKEN*, *PASSWORD*): never printed, by any run.
+  for (const [name, value] of Object.entries(options.env ?? {})) {
+    if (name === 'HOGSYNC_API_KEY' || value === undefined || value.length < 8 || !/(_KEY|SECRET|TOKEN|PASSWORD)/.test(name)) continue;
+    if (result.stdout.includes(value) || result.stderr.includes(value)) throw new Error(`the value of ${name} appeared in the output of hogsync ${args.join(' ')}`);
   }
   return result;
 }

@@ -164,7 +164,7 @@ export const hogFunction: ResourceKind = {
   identityFields,
   replacedBy: (record, items) => items.some((i) => i.ensure === 'present' && i.pin === undefined
     && identityFields(i.key).name === record.name && identityFields(i.key).type !== record.type),
-  references: [{ field: 'filters', path: 'actions.[]', when: { type: 'actions' }, key: 'id', kind: 'action' }],
+  references: [{ field: 'filters', path: 'actions[]', when: { type: 'actions' }, key: 'id', kind: 'action' }],
   computedKeys: { inputs: ['**.bytecode', '**.order', '**.transpiled', '**.secret'], filters: ['bytecode', 'bytecode_error', 'transpiled'], masking: ['bytecode'] },
   unsetValues: { description: '', mappings: null, masking: null, filters: {} },
   normalizers: { inputs: normalizeInputs, filters: normalizeFilters, hog: (v) => (typeof v === 'string' ? v.trim() : v), masking: (v) => (isObj(v) ? Object.fromEntries(Object.entries(v).filter(([k, x]) => k !== 'bytecode' && x !== null)) : v ?? null) },
