@@ -44,7 +44,7 @@ describe('suggestions in messages', () => {
     ['roles:\n  - name: R\n    ensure: absnet\n', 'ensure: must be "present" or "absent", got string "absnet"; did you mean "absent"?'],
     ['proxy_record:\n  - domain: e.example.com\n', 'unknown field "proxy_record" at the top level; did you mean "proxy_records"?'],
     ['prune:\n  role: true\n', 'unknown field "role" in prune; did you mean "roles"?'],
-    ['projects:\n  - id: 1\n    feature_flags:\n      - key: k\n        enabled: true\n', 'unknown field "enabled" in feature flag'],
+    ['projects:\n  - id: 1\n    feature_flags:\n      - key: k\n        enabled: true\n', 'unknown field "enabled" in feature flag; did you mean "active"?'],
     ['roles:\n  - name: R\n    feature_flags: []\n', 'unknown field "feature_flags" in role; it belongs at the top level or in project'],
   ];
   it.each(cases)('%j', async (body, message) => {

@@ -37,11 +37,11 @@ describe('expectNoSecret (the check the rest of this file relies on)', () => {
 // 1. Every sandbox endpoint: 401 without a valid key, 403 naming the scope without it.
 // ---------------------------------------------------------------------------------------------
 
-const OBJECTS = ['project', 'organization', 'feature_flag', 'activity_log', 'event_definition', 'cohort', 'action'] as const;
+const OBJECTS = ['project', 'organization', 'feature_flag', 'activity_log', 'event_definition', 'cohort', 'action', 'hog_function'] as const;
 type Scope = `${(typeof OBJECTS)[number]}:${'read' | 'write'}`;
 const SCOPES: Scope[] = OBJECTS.flatMap((o) => [`${o}:read`, `${o}:write`] as Scope[]);
 
-interface Ids { role: number; proxy: string; flag: number; approve: string; reject: string; definition: string; cohort: number; action: number }
+interface Ids { role: number; proxy: string; flag: number; approve: string; reject: string; definition: string; cohort: number; action: number; hog: string }
 interface Endpoint {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** The sandbox route pattern it exercises (checked against the route table). */
@@ -117,6 +117,19 @@ const ENDPOINTS: Endpoint[] = [
       { method: 'DELETE', pattern: `${pattern}:id/`, path: (ids) => `${list}${ids[kind]}/`, scope: `${kind}:write` },
     ];
   }),
+  // Hog functions, at their path and at the older alias under /api/environments/.
+  ...(['projects', 'environments'] as const).flatMap((root): Endpoint[] => {
+    const list = `/api/${root}/${PROJECT}/hog_functions/`;
+    const pattern = `/api/${root}/:project/hog_functions/`;
+    return [
+      { method: 'GET', pattern, path: () => list, scope: 'hog_function:read' },
+      { method: 'POST', pattern, path: () => list, scope: 'hog_function:write', body: { name: `New ${root}`, type: 'destination', template_id: 'template-webhook', inputs: { url: { value: 'https://hooks.example.com/x' } } } },
+      { method: 'GET', pattern: `${pattern}:id/`, path: (ids) => `${list}${ids.hog}/`, scope: 'hog_function:read' },
+      { method: 'PATCH', pattern: `${pattern}:id/`, path: (ids) => `${list}${ids.hog}/`, scope: 'hog_function:write', body: { description: 'x' } },
+      // Answers 405 to a caller that may write: deleted with PATCH {"deleted": true}.
+      { method: 'DELETE', pattern: `${pattern}:id/`, path: (ids) => `${list}${ids.hog}/`, scope: 'hog_function:write' },
+    ];
+  }),
   { method: 'GET', pattern: '/api/projects/:project/change_requests/', path: () => `/api/projects/${PROJECT}/change_requests/`, scope: 'feature_flag:read' },
   { method: 'GET', pattern: '/api/projects/:project/change_requests/:id/', path: (ids) => `/api/projects/${PROJECT}/change_requests/${ids.approve}/`, scope: 'feature_flag:read' },
   { method: 'POST', pattern: '/api/projects/:project/change_requests/:id/approve/', path: (ids) => `/api/projects/${PROJECT}/change_requests/${ids.approve}/approve/`, scope: 'feature_flag:write', body: {} },
@@ -153,6 +166,7 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
         event_definitions: [{ name: 'signed_up' }],
         cohorts: [{ name: 'Staff' }],
         actions: [{ name: 'Signed up', steps: [{ event: 'signed_up' }] }],
+        hog_functions: [{ name: 'Hook', type: 'destination', template_id: 'template-webhook', inputs: { url: { value: 'https://hooks.example.com/x' } } }],
       }],
       proxy_records: [{ domain: 'e.example.com', status: 'valid' }],
       roles: [{ name: 'Support' }],
@@ -175,6 +189,7 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
       definition: String((await first(`/api/projects/${PROJECT}/event_definitions/`)).id),
       cohort: (await first(`/api/projects/${PROJECT}/cohorts/`)).id as number,
       action: (await first(`/api/projects/${PROJECT}/actions/`)).id as number,
+      hog: String((await first(`/api/projects/${PROJECT}/hog_functions/`)).id),
     };
     ids.approve = ((await admin.patch(`${flags}${ids.flag}/`, { active: false })).body as { change_request_id: string }).change_request_id;
     ids.reject = ((await admin.patch(`${flags}${ids.flag}/`, { filters: { groups: [{ properties: [], rollout_percentage: 60 }] } })).body as { change_request_id: string }).change_request_id;
@@ -218,8 +233,8 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
     const order = (e: Endpoint) => (e.method !== 'DELETE' ? 0 : e.pattern === item ? 2 : 1);
     for (const e of [...scoped].sort((a, b) => order(a) - order(b))) {
       const r = await api(sandbox.baseUrl, only[e.scope]).call(e.method, e.path(ids), e.body);
-      // Flags, cohorts and actions are deleted with PATCH {"deleted": true}, event definitions never: a DELETE answers 405 to a caller that may write.
-      const softDeleted = ['feature_flag:write', 'event_definition:write', 'cohort:write', 'action:write'];
+      // Flags, cohorts, actions and hog functions are deleted with PATCH {"deleted": true}, event definitions never: a DELETE answers 405 to a caller that may write.
+      const softDeleted = ['feature_flag:write', 'event_definition:write', 'cohort:write', 'action:write', 'hog_function:write'];
       const expected = e.method === 'DELETE' && softDeleted.includes(e.scope) ? [405] : [200, 201, 204];
       expect({ endpoint: label(e), status: r.status }, JSON.stringify(r.body)).toEqual({ endpoint: label(e), status: expect.toBeOneOf(expected) });
     }

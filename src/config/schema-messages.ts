@@ -198,7 +198,9 @@ function explain(e: ErrorObject, ctx: MessageContext): SchemaIssue {
       const refused = new Set((names?.not?.enum ?? []).map(String));
       const allowed = Object.keys(where?.node.properties ?? {}).filter((f) => !refused.has(f));
       // A typo first; then a field that exists elsewhere ("feature_flags" in a role); then a prefix.
-      const typo = suggest(name, allowed, { prefixes: false });
+      // What another kind calls this field (a hog function's `enabled` is a flag's `active`).
+      const synonym = allowed.find((f) => where?.node.properties?.[f]?.['x-synonyms']?.includes(name));
+      const typo = synonym ?? suggest(name, allowed, { prefixes: false });
       const def = where?.def ?? null;
       let msg = `unknown field "${name}" ${def === null ? 'at the top level' : `in ${human(def)}`}`;
       // prune's keys repeat the top level's list names, so "belongs at the top level" would mislead there.

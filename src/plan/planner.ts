@@ -17,6 +17,7 @@ import type { FilePosition } from '../errors.js';
 import { targetsOfPlan } from './targeting.js';
 import { holdsDeferred, ReferenceIndex } from './references.js';
 import { itemsIn, lookupScopes, plannedScopes, pruned } from './scopes.js';
+import { findCycle } from '../util/find-cycle.js';
 
 export interface PlanOptions {
   baseUrl: string;
@@ -703,26 +704,3 @@ function referenceOrder(entries: ReadonlyArray<{ change: Change; execution: Exec
   return pairs;
 }
 
-/** A cycle in a graph of addresses (each waits for the listed ones), or undefined. */
-function findCycle(waits: ReadonlyMap<string, readonly string[]>): string[] | undefined {
-  const state = new Map<string, 'open' | 'done'>();
-  const path: string[] = [];
-  const visit = (node: string): string[] | undefined => {
-    if (state.get(node) === 'done') return undefined;
-    if (state.get(node) === 'open') return [...path.slice(path.indexOf(node)), node];
-    state.set(node, 'open');
-    path.push(node);
-    for (const next of waits.get(node) ?? []) {
-      const found = visit(next);
-      if (found) return found;
-    }
-    path.pop();
-    state.set(node, 'done');
-    return undefined;
-  };
-  for (const node of waits.keys()) {
-    const found = visit(node);
-    if (found) return found;
-  }
-  return undefined;
-}

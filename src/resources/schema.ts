@@ -31,6 +31,8 @@ export interface SchemaNode {
   'x-merge'?: boolean | 'nested';
   /** State of the web app (onboarding progress, the dashboard it opens): export leaves it out unless --all-fields. */
   'x-ui-state'?: boolean;
+  /** Names other kinds give this field (a flag's `active` is a hog function's `enabled`): an unknown one of them suggests it. */
+  'x-synonyms'?: string[];
   /** Sent on create only and never read back (a hog function's template_id): never compared, never exported. */
   'x-create-only'?: boolean;
   /** Why a field the API still returns may no longer be written: validate warns, export leaves it out. */

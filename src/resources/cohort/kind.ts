@@ -16,6 +16,7 @@
 import type { HeldBy, HoldView, LiveRecord, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
 import { namedReference, siteHits, siteId } from '../references.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
+import { findCycle } from '../../util/find-cycle.js';
 import { featureFlag, heldFlags } from '../feature_flag/kind.js';
 import { flagTargetProblem, includedCohorts, normalizeCohortFilters, validateCohortEntry } from './rules.js';
 
@@ -210,7 +211,7 @@ function checkLoops(view: ScopeView): ScopeCheck {
     if (!names.has(node)) names.set(node, String(r.name));
     if (!declared.has(String(r.name))) edges.set(node, includedCohorts(r.filters).flatMap((v) => nodeOf(v) ?? []));
   }
-  const cycle = findLoop(edges);
+  const cycle = findCycle(edges);
   if (!cycle) return {};
   const shown = cycle.map((n) => `"${names.get(n) ?? n}"`).join(' → ');
   const at = cycle.find((n) => positions.has(n));
@@ -220,26 +221,4 @@ function checkLoops(view: ScopeView): ScopeCheck {
   };
 }
 
-function findLoop(edges: ReadonlyMap<string, readonly string[]>): string[] | undefined {
-  const state = new Map<string, 'open' | 'done'>();
-  const path: string[] = [];
-  const visit = (node: string): string[] | undefined => {
-    if (state.get(node) === 'done') return undefined;
-    if (state.get(node) === 'open') return [...path.slice(path.indexOf(node)), node];
-    state.set(node, 'open');
-    path.push(node);
-    for (const next of edges.get(node) ?? []) {
-      const found = visit(next);
-      if (found) return found;
-    }
-    path.pop();
-    state.set(node, 'done');
-    return undefined;
-  };
-  for (const node of edges.keys()) {
-    const found = visit(node);
-    if (found) return found;
-  }
-  return undefined;
-}
 
