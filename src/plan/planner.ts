@@ -494,7 +494,7 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
     if (!kind.canCreate) return 'missing';
     const fields = Object.entries(withIdentity(kind, item)).map(([path, after]) => {
       const sensitive = isSensitive(kind, item, path);
-      return { path, before: null, after: shown(after, sensitive), sensitive };
+      return { path, before: null, after: shown(after, sensitive), sensitive, ...(sensitive && kind.writeOnlyFields?.includes(path) ? { write_only: true as const } : {}) };
     });
     const values = kind.completeValues ? { ...resolvedFields, ...kind.completeValues(resolvedFields, undefined) } : resolvedFields;
     return { change: { ...base, action: 'create', fields, ...at() }, execution: { ...target, id: null, values } };
@@ -523,7 +523,8 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
     // Shown by name where the files wrote a name, and live ids by name where the project knows them.
     const written = item.fields[path] ?? after;
     const before = refs.liveByName(kind, scope, path, comparable(kind, path, record[path], written));
-    fields.push({ path, before: shown(before, liveSecret), after: shown(comparable(kind, path, written, written), sensitive), sensitive });
+    fields.push({ path, before: shown(before, liveSecret), after: shown(comparable(kind, path, written, written), sensitive), sensitive,
+      ...(sensitive && kind.writeOnlyFields?.includes(path) ? { write_only: true as const } : {}) });
     // A merged field keeps keys that are not sent: the ones the file dropped go as null (not the
     // keys the server adds or owns: an empty default, a value another feature owns).
     values[path] = spec.merge ? mergedUpdate(after, dropServerKeys(record[path], after, serverKeysOf(kind, path)), spec.merge) : after;

@@ -18,6 +18,8 @@ export interface FieldChange {
   before: unknown;
   after: unknown;
   sensitive: boolean;
+  /** A secret the API never reads back (a hog function's secret inputs): shown `(sensitive, write-only)`. */
+  write_only?: true;
   /** Drift attribution: who made the live value, from the activity log (an annotation, src/plan/attribution.ts). */
   attribution?: Attribution;
 }

@@ -1,7 +1,7 @@
 // The JUnit rendering of a drift report: one test case per managed item, failing where live
 // state drifted, so CI dashboards show drift like failing tests.
 import { findingsOf, heldByText, type Plan } from '../plan/types.js';
-import { fieldAttribution, inline, itemAttribution, sinceLine } from './values.js';
+import { fieldAttribution, inline, inlineField, itemAttribution, sinceLine } from './values.js';
 
 function xml(text: string): string {
   // Also drops characters XML 1.0 cannot carry at all.
@@ -23,7 +23,7 @@ export function renderJunit(plan: Plan): string {
     const details = change.fields.map((f) => {
       const by = fieldAttribution(f);
       // The same words as the text report: which side is live, which is the files.
-      return `${f.path}: live ${inline(f.before)}, files say ${inline(f.after)}${by ? ` (${by})` : ''}`;
+      return `${f.path}: live ${inlineField(f, 'before')}, files say ${inlineField(f, 'after')}${by ? ` (${by})` : ''}`;
     }).join('\n');
     // Who changed it, and when, in the message itself: CI dashboards show the message first.
     const who = [...new Set(change.fields.flatMap((f) => {

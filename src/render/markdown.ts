@@ -3,7 +3,7 @@
 import { attributionTime } from '../plan/attribution.js';
 import { heldByText, type Change, type Plan } from '../plan/types.js';
 import {
-  blastRadiusLine, closingLine, describedField, fieldAttribution, inline, itemAttribution, lineDiff, needsLineDiff, printable, SYMBOL,
+  blastRadiusLine, closingLine, describedField, fieldAttribution, inline, inlineField, itemAttribution, lineDiff, needsLineDiff, printable, SYMBOL,
   declaredLine, sinceLine, targetsLine, unmanagedHeading,
 } from './values.js';
 
@@ -26,7 +26,7 @@ function changeBody(plan: Plan, change: Change): string[] {
   const lines: string[] = [];
   for (const field of change.fields) {
     const described = describedField(plan, change, field);
-    if (change.action === 'create' && !described) lines.push(`+ ${field.path}: ${inline(field.after)}`);
+    if (change.action === 'create' && !described) lines.push(`+ ${field.path}: ${inlineField(field, 'after')}`);
     else if (described) {
       lines.push(`  ${field.path}${plan.kind === 'drift' ? ' (files → live)' : ''}:`);
       for (const line of described) {
@@ -43,7 +43,7 @@ function changeBody(plan: Plan, change: Change): string[] {
     } else {
       // A drift report says which side is which, as the text report does (live, files say).
       const [live, files] = plan.kind === 'drift' ? ['   (live)', '   (files)'] : ['', ''];
-      lines.push(`- ${field.path}: ${inline(field.before)}${live}`, `+ ${field.path}: ${inline(field.after)}${files}`);
+      lines.push(`- ${field.path}: ${inlineField(field, 'before')}${live}`, `+ ${field.path}: ${inlineField(field, 'after')}${files}`);
     }
   }
   if (change.action === 'delete') lines.push(`- ${printable(change.address)}`);

@@ -2,7 +2,7 @@
 // `-` delete, only the fields that change, long values as a line diff.
 import { heldByText, type Plan } from '../plan/types.js';
 import {
-  blastRadiusLine, closingLine, describedField, fieldAttribution, fieldHeading, inline, itemAttribution, lineDiff, needsLineDiff, printable, SYMBOL,
+  blastRadiusLine, closingLine, describedField, fieldAttribution, fieldHeading, inline, inlineField, itemAttribution, lineDiff, needsLineDiff, printable, SYMBOL,
   declaredLine, sinceLine, targetsLine, unmanagedHeading,
 } from './values.js';
 
@@ -35,7 +35,7 @@ export function renderText(plan: Plan, options: { color: boolean }): string {
         const by = fieldAttribution(field);
         const described = describedField(plan, change, field);
         if (change.action === 'create' && !described) {
-          out.push(`      ${field.path}: ${inline(field.after)}`);
+          out.push(`      ${field.path}: ${inlineField(field, 'after')}`);
         } else if (described) {
           out.push(`      ${fieldHeading(plan, field, true)}`);
           for (const line of described) {
@@ -52,8 +52,8 @@ export function renderText(plan: Plan, options: { color: boolean }): string {
           diff(field.before, field.after, '        ');
         } else {
           const line = plan.kind === 'drift'
-            ? `      ${field.path}: live ${inline(field.before)}, files say ${inline(field.after)}`
-            : `      ${field.path}: ${inline(field.before)} → ${inline(field.after)}`;
+            ? `      ${field.path}: live ${inlineField(field, 'before')}, files say ${inlineField(field, 'after')}`
+            : `      ${field.path}: ${inlineField(field, 'before')} → ${inlineField(field, 'after')}`;
           out.push(by ? `${line} ${paint('dim', `— ${by}`)}` : line);
         }
       }

@@ -18,6 +18,12 @@ export function inline(value: unknown): string {
   return printable(JSON.stringify(value));
 }
 
+/** One side of a field change on one line; a write-only secret says it is one. */
+export function inlineField(field: FieldChange, side: 'before' | 'after'): string {
+  const value = field[side];
+  return field.write_only && value === SENSITIVE ? `${SENSITIVE.slice(0, -1)}, write-only)` : inline(value);
+}
+
 /** Whether a field change reads better as a multi-line diff than as `before → after`. */
 export function needsLineDiff(field: FieldChange): boolean {
   if (field.sensitive) return false;

@@ -360,6 +360,8 @@ export interface ResourceKind {
    * the field's normalizer, if any.
    */
   readonly comparedTogether?: Readonly<Record<string, (declared: unknown, live: unknown) => [unknown, unknown]>>;
+  /** Fields whose secrets the API never reads back (a hog function's inputs): plans say `(sensitive, write-only)`. */
+  readonly writeOnlyFields?: readonly string[];
   /** Fields that hold secrets because of the item's other values (a flag with encrypted payloads). */
   secretFields?(declared: Record<string, unknown> | undefined, live: LiveRecord | undefined): readonly string[];
   /**
