@@ -156,6 +156,21 @@ describe('hog functions as code', () => {
     expect((await cli('plan after type change', ['plan', path, '--detailed-exitcode'])).code).toBe(0);
   });
 
+  it('runs transformations in the order the files list them: moving one reorders the chain', async () => {
+    const swapped = file('site_destination').replace(/      - name: GeoIP\n(?:        .*\n)+?(?=      - name: Anonymize IPs)/, '')
+      + '      - name: GeoIP\n        type: transformation\n        template_id: template-geoip\n        enabled: true\n';
+    const path = ws.write('hogsync.yaml', swapped);
+    const planned = await cli('plan reorder', ['plan', path, '--format', 'json']);
+    const plan = JSON.parse(planned.stdout) as { changes: Array<{ address: string; action: string; fields: Array<{ path: string; before: unknown; after: unknown }> }> };
+    expect(plan.changes.map((c) => [c.address.split('/').pop(), c.fields.map((f) => [f.path, f.before, f.after])])).toEqual([
+      ['Anonymize IPs', [['execution_order', 2, 1]]],
+      ['GeoIP', [['execution_order', 1, 2]]],
+    ]);
+    expect((await cli('apply reorder', ['apply', path, '--auto-approve'])).code).toBe(0);
+    expect(stored().filter((f) => f.type === 'transformation').map((f) => [f.name, f.execution_order])).toEqual([['GeoIP', 2], ['Anonymize IPs', 1]]);
+    expect((await cli('plan after reorder', ['plan', path, '--detailed-exitcode'])).code).toBe(0);
+  });
+
   it('warns at plan time when a project would hold more than 20 enabled transformations', async () => {
     const many = Array.from({ length: 20 }, (_, i) => `      - name: Step ${i}\n        type: transformation\n        template_id: template-geoip\n        enabled: true\n`).join('');
     const path = ws.write('many.yaml', config(`projects:\n  - id: ${P}\n${FUNCTIONS.replace('WEBHOOK_TYPE', 'site_destination')}${many}`));

@@ -225,8 +225,11 @@ export class PlanBuilder {
       if (record && item.ensure === 'absent' && heldBy(record).length > 0) this.heldAbsent.push({ kind, item, held: heldBy(record) });
       planned.push({ item, address, record });
     }
+    const ranks = kind.orderedBy ? ranksOf(kind.orderedBy, items) : undefined;
     for (const { item, address, record } of planned) {
       const resolved = item.ensure === 'present' ? refs.resolveFields(kind, scope, item) : { fields: item.fields, after: [] };
+      const rank = ranks?.get(item);
+      if (rank !== undefined && kind.orderedBy) resolved.fields = { ...resolved.fields, [kind.orderedBy.field]: rank };
       out.managed.push({ address, digest: itemDigest(kind, address, item, record, resolved.fields) });
       const change = diffItem(kind, scope, address, item, record, resolved.fields, refs, this.absent(kind));
       if (change === 'missing') this.missing.push(item);
@@ -386,6 +389,13 @@ export class PlanBuilder {
 }
 
 /** Declared items as the kinds' hooks see them. */
+/** Each item's rank in the files' order among those the kind orders, unless one of them declares the field itself. */
+function ranksOf(ordered: NonNullable<ResourceKind['orderedBy']>, items: readonly DesiredItem[]): Map<DesiredItem, number> | undefined {
+  const among = items.filter((i) => i.ensure === 'present' && ordered.among(i.key));
+  if (among.some((i) => i.fields[ordered.field] !== undefined)) return undefined;
+  return new Map(among.map((i, n) => [i, n + 1]));
+}
+
 function holdItems(items: readonly DesiredItem[]): HoldView['items'] {
   return items.map((i) => ({ key: i.key, ensure: i.ensure, fields: i.fields, position: i.position, ...(i.pin !== undefined ? { pin: i.pin } : {}) }));
 }

@@ -360,6 +360,12 @@ export interface ResourceKind {
    * the field's normalizer, if any.
    */
   readonly comparedTogether?: Readonly<Record<string, (declared: unknown, live: unknown) => [unknown, unknown]>>;
+  /**
+   * Optional: items whose order in the files sets a field (transformations run in
+   * `execution_order`): where none of them declares the field, each gets its rank (1, 2, …)
+   * among the present items of its scope that `among` accepts, in the files' order.
+   */
+  readonly orderedBy?: { field: string; among(key: string): boolean };
   /** Fields whose secrets the API never reads back (a hog function's inputs): plans say `(sensitive, write-only)`. */
   readonly writeOnlyFields?: readonly string[];
   /** Fields that hold secrets because of the item's other values (a flag with encrypted payloads). */

@@ -170,6 +170,8 @@ export const hogFunction: ResourceKind = {
   normalizers: { inputs: normalizeInputs, filters: normalizeFilters, hog: (v) => (typeof v === 'string' ? v.trim() : v), masking: (v) => (isObj(v) ? Object.fromEntries(Object.entries(v).filter(([k, x]) => k !== 'bytecode' && x !== null)) : v ?? null) },
   comparedTogether: { inputs: compareInputs },
   writeOnlyFields: ['inputs'],
+  // Transformations run in execution_order, which the files' order sets where none declares it.
+  orderedBy: { field: 'execution_order', among: (key) => key.startsWith('transformation/') },
   secretFields: (declared, live) => (secretInputs(declared, live).size > 0 ? ['inputs'] : []),
   // Export writes each secret input (read back as a marker, kept as {} once its marker is dropped) as a placeholder.
   secretParts: (field, value) => (field === 'inputs' && isObj(value)
