@@ -169,6 +169,23 @@ describe('hog functions as code', () => {
     expect((await cli('apply reorder', ['apply', path, '--auto-approve'])).code).toBe(0);
     expect(stored().filter((f) => f.type === 'transformation').map((f) => [f.name, f.execution_order])).toEqual([['GeoIP', 2], ['Anonymize IPs', 1]]);
     expect((await cli('plan after reorder', ['plan', path, '--detailed-exitcode'])).code).toBe(0);
+    ws.write('hogsync.yaml', file('site_destination'));
+    expect((await cli('apply order back', ['apply', path, '--auto-approve'])).code).toBe(0);
+  });
+
+  it('renames a function in place with renamed_from (same id, same type)', async () => {
+    const before = stored().find((f) => f.name === 'Signups to webhook') as Rec;
+    const renamed = file('site_destination').replace('      - name: Signups to webhook\n', '      - name: Signups to CRM\n        renamed_from: Signups to webhook\n');
+    const path = ws.write('hogsync.yaml', renamed);
+    const planned = await cli('plan rename', ['plan', path, '--format', 'json']);
+    const plan = JSON.parse(planned.stdout) as { changes: Array<{ address: string; action: string }> };
+    expect(plan.changes.map((c) => [c.action, c.address])).toEqual([['update', `hog_function:${ORG}/${P}/site_destination/Signups to CRM`]]);
+    expect((await cli('apply rename', ['apply', path, '--auto-approve'])).code).toBe(0);
+    const after = stored().find((f) => f.name === 'Signups to CRM') as Rec;
+    expect([after.id, after.type]).toEqual([before.id, 'site_destination']);
+    expect((await cli('plan after rename', ['plan', path, '--detailed-exitcode'])).code).toBe(0);
+    ws.write('hogsync.yaml', file('site_destination'));
+    expect((await cli('apply rename back', ['apply', path, '--auto-approve'])).code).toBe(0);
   });
 
   it('warns at plan time when a project would hold more than 20 enabled transformations', async () => {

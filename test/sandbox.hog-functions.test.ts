@@ -67,15 +67,23 @@ describe('sandbox hog functions', () => {
     expect(refusal(await c.patch(`${H}${String(chain.id)}/`, { mappings: [{ name: 'm' }] }))).toEqual([400, 'mappings', 'Mappings are only allowed for destinations.']);
   });
 
-  it('puts a new transformation last, and refuses the 21st enabled one of a project', async () => {
+  it('puts a new transformation without an order last (one with an order keeps it), and refuses enabling the 21st of a project', async () => {
     const before = ((await c.get(`${H}?type=transformation`)).body as { results: Rec[] }).results;
     const highest = Math.max(0, ...before.map((f) => Number(f.execution_order ?? 0)));
-    const next = await create({ name: 'Last', type: 'transformation', template_id: 'template-geoip', execution_order: 0 });
-    expect(next.execution_order).toBe(highest + 1);
+    const last = await create({ name: 'Last', type: 'transformation', template_id: 'template-geoip' });
+    expect(last.execution_order).toBe(highest + 1);
+    const placed = await create({ name: 'Placed', type: 'transformation', template_id: 'template-geoip', execution_order: 7 });
+    expect(placed.execution_order).toBe(7);
     const enabled = before.filter((f) => f.enabled === true).length;
     for (let i = enabled; i < 20; i++) await create({ name: `On ${i}`, type: 'transformation', template_id: 'template-geoip', enabled: true });
-    const r = await c.post(H, { name: 'One too many', type: 'transformation', template_id: 'template-geoip', enabled: true });
-    expect(r.status).toBe(400);
-    expect((r.body as Rec).detail).toMatch(/at most 20 enabled transformations/);
+    const limit = 'Maximum of 20 enabled transformation functions allowed per team. Please contact support if you need this limit increased, or disable some existing transformations.';
+    expect(refusal(await c.post(H, { name: 'One too many', type: 'transformation', template_id: 'template-geoip', enabled: true }))).toEqual([400, 'type', limit]);
+    // Enabling a disabled one is refused too; a disabled one may still be made, and an enabled one updated.
+    expect(refusal(await c.patch(`${H}${String(last.id)}/`, { enabled: true }))).toEqual([400, 'type', limit]);
+    const on = ((await c.get(`${H}?type=transformation`)).body as { results: Rec[] }).results.find((f) => f.enabled === true) as Rec;
+    expect((await c.patch(`${H}${String(on.id)}/`, { description: 'still on' })).status).toBe(200);
+    // Listed by execution_order.
+    const orders = ((await c.get(`${H}?type=transformation&limit=100`)).body as { results: Rec[] }).results.map((f) => Number(f.execution_order));
+    expect(orders).toEqual([...orders].sort((a, b) => a - b));
   });
 });

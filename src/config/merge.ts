@@ -45,6 +45,11 @@ export const PIN = 'id';
 /** An item's previous identity: the live item of that identity is renamed in place. */
 export const RENAMED_FROM = 'renamed_from';
 
+/** The identity an entry's `renamed_from` names: its previous name, with the rest of its identity (a hog function's type). */
+export function previousKey(kind: ResourceKind, entry: Record<string, unknown>): string {
+  return kind.displayKey(identityOf(kind, { ...entry, [kind.identityField]: entry[RENAMED_FROM] }));
+}
+
 /** An item's identity among the declared items of its organization: kind, parent and match key. */
 export function identityKey(kind: ResourceKind, item: Pick<DesiredItem, 'project' | 'parent' | 'key'>): string {
   return `${kind.name}\0${item.parent ? `${item.parent.kind}:${item.parent.key.toLowerCase()}` : item.project ?? ''}\0${kind.matchKey(item.key)}`;
@@ -143,7 +148,7 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
       if (at.parent) item.parent = at.parent;
       if (pin !== undefined) item.pin = pin;
       if (references.length > 0) item.references = references;
-      if (typeof entry[RENAMED_FROM] === 'string' && entry[RENAMED_FROM] !== '') item.renamedFrom = kind.displayKey(entry[RENAMED_FROM]);
+      if (typeof entry[RENAMED_FROM] === 'string' && entry[RENAMED_FROM] !== '') item.renamedFrom = previousKey(kind, entry);
       return item;
     };
 

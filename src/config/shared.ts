@@ -15,7 +15,7 @@
 import type { FilePosition } from '../errors.js';
 import type { ResourceKind } from '../resources/kind.js';
 import { KINDS } from '../resources/registry.js';
-import { identityKey, itemAddressKey, RENAMED_FROM, type LoadedFile } from './merge.js';
+import { identityKey, itemAddressKey, previousKey, RENAMED_FROM, type LoadedFile } from './merge.js';
 import { lazyPosition } from './position.js';
 import { declaredReferences } from './references.js';
 import { namedReference, siteHits, siteId } from '../resources/references.js';
@@ -336,7 +336,7 @@ function expandChildLists({ org, files }: OrgScope, parentsByKind: Map<ResourceK
           const item: DesiredItem = {
             kind: kind.name, organization: org.id, project, key, ensure, fields, interpolated, position: at,
             ...(references.length > 0 ? { references } : {}),
-            ...(typeof entry[RENAMED_FROM] === 'string' ? { renamedFrom: kind.displayKey(entry[RENAMED_FROM]) } : {}),
+            ...(typeof entry[RENAMED_FROM] === 'string' ? { renamedFrom: previousKey(kind, entry) } : {}),
             ...(Object.keys(origins).length > 0 ? { fieldOrigins: origins } : {}),
           };
           const id = identityKey(kind, { project, key });

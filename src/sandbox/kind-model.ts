@@ -88,8 +88,6 @@ export interface ModelHooks {
   update?(record: JsonObject, changes: JsonObject, body: JsonObject, ctx: KindContext): void;
   /** Before a delete (hard, or the soft delete's PATCH): the API's refusals. */
   remove?(record: JsonObject, ctx: KindContext): void;
-  /** The record as a list answers it, where lists are abridged (default: as `render` answers it). */
-  listRender?(record: JsonObject, ctx: KindContext): JsonObject;
   /** The record as answered (default: the stored record without the parent's key and write-only fields). */
   render?(record: JsonObject, ctx: KindContext): JsonObject;
   /** Replaces the generic operation outright, for a kind whose API does it its own way (a proxy record's asynchronous delete). */
@@ -237,8 +235,7 @@ function render(model: SandboxModel, record: JsonObject, ctx: KindContext): Json
 /** A page of a list in the kind's style. */
 function page(model: SandboxModel, records: JsonObject[], ctx: KindContext): JsonObject {
   const meta = model.hooks?.listMeta?.(ctx) ?? {};
-  const listRender = model.hooks?.listRender;
-  const show = (r: JsonObject) => (listRender ? listRender(r, ctx) : render(model, r, ctx));
+  const show = (r: JsonObject) => render(model, r, ctx);
   if (model.pagination === 'plain') return { results: records.map(show), ...meta };
   if (model.pagination === 'cursor') return { ...cursorPage(records, show, ctx.request.url), ...meta };
   return { ...paginate(records, show, ctx.request.url), ...meta };

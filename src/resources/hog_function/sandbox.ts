@@ -12,8 +12,12 @@
 //     type too; inputs the schema does not name are dropped; `bytecode` is computed;
 //   - a secret input is stored apart and read back as {"secret": true}; sending that marker keeps
 //     the stored value (the encrypted inputs);
-//   - a new transformation goes last: execution_order = the highest + 1, whatever was sent;
-//   - at most 20 enabled transformations per project (the sandbox's wording of the refusal);
+//   - a new transformation without execution_order goes last (the highest + 1), as does one
+//     enabled again or undeleted without one; the list is ordered by execution_order, then the
+//     newest updated_at;
+//   - a transformation being enabled (created enabled, or enabled) when 20 run is refused
+//     ({"type": "Maximum of 20 enabled transformation functions allowed per team. …"});
+//   - mappings replace the event filters: `filters.events` and `filters.actions` are dropped;
 //   - deleted by PATCH {"deleted": true} (DELETE answers 405: ForbidDestroyModel); the activity
 //     log's scope is `HogFunction`. Seeded per project under `hog_functions` (internal_destination
 //     ones too: what alerts and notifications own, listed only when asked for by type).
@@ -21,6 +25,7 @@ import { validationError } from '../../sandbox/errors.js';
 import { nowIso, uuidv7 } from '../../sandbox/ids.js';
 import { clone, isObject, type Json, type JsonObject } from '../../sandbox/json.js';
 import { recordsOf, type KindContext, type SandboxModel } from '../../sandbox/kind-model.js';
+import { paginate } from '../../sandbox/pagination.js';
 import { seedApply, seedList } from '../../sandbox/seed.js';
 import type { SandboxState } from '../../sandbox/state.js';
 import { booleanRule, integerRule, stringRule, validatePartial } from '../../sandbox/validation.js';
@@ -128,12 +133,21 @@ function takeMasking(value: Json): Json {
   return { ttl, hash: value.hash, threshold: value.threshold ?? null, bytecode: bytecodeOf(value.hash) };
 }
 
-/** The 21st enabled transformation of a project is refused. */
-function checkTransformationLimit(state: SandboxState, record: JsonObject): void {
-  if (record.type !== 'transformation' || record.enabled !== true || record.deleted === true) return;
-  const enabled = functionsOf(state).filter((f) => f !== record && f.project === record.project && f.type === 'transformation' && f.enabled === true && f.deleted !== true).length;
-  if (enabled >= MAX_ENABLED_TRANSFORMATIONS) throw validationError(null, `A project may have at most ${MAX_ENABLED_TRANSFORMATIONS} enabled transformations.`, 'invalid_input');
+/**
+ * A transformation being enabled (created enabled, or a disabled one enabled) when the project
+ * already runs 20 is refused; one already enabled may be updated.
+ */
+function checkTransformationLimit(state: SandboxState, project: unknown, type: unknown, enabling: boolean): void {
+  if (type !== 'transformation' || !enabling) return;
+  const enabled = functionsOf(state).filter((f) => f.project === project && f.type === 'transformation' && f.enabled === true && f.deleted !== true).length;
+  if (enabled >= MAX_ENABLED_TRANSFORMATIONS) {
+    throw validationError('type', `Maximum of ${MAX_ENABLED_TRANSFORMATIONS} enabled transformation functions allowed per team. Please contact support if you need this limit increased, or disable some existing transformations.`, 'invalid_input');
+  }
 }
+
+/** The highest execution_order among the project's transformations (0 when none). */
+const highestOrder = (state: SandboxState, project: unknown): number =>
+  Math.max(0, ...functionsOf(state).filter((f) => f.project === project && f.type === 'transformation' && f.deleted !== true).map((f) => Number(f.execution_order ?? 0)));
 
 export function createHogFunction(state: SandboxState, project: number, body: JsonObject, seeded = false): JsonObject {
   const fields = validatePartial(RULES, body);
@@ -146,17 +160,16 @@ export function createHogFunction(state: SandboxState, project: number, body: Js
   if (!hog) throw validationError('hog', 'Required.', 'invalid_input');
   const schema = Array.isArray(body.inputs_schema) && body.inputs_schema.length > 0 ? clone(body.inputs_schema) : clone((template?.inputs_schema ?? []) as unknown as Json[]);
   const { inputs, secrets } = takeInputs(schema, body.inputs, { inputs: {}, secrets: {} });
-  const siblings = functionsOf(state).filter((f) => f.project === project && f.type === 'transformation' && f.deleted !== true);
+  if (!seeded) checkTransformationLimit(state, project, type, fields.enabled === true);
   const now = nowIso();
   const record: JsonObject = {
     id: uuidv7(), project, type, name: fields.name ?? null, description: fields.description ?? '', enabled: fields.enabled ?? false,
     hog: String(hog).trim(), inputs_schema: schema, inputs, secrets, filters: takeFilters(body.filters),
     masking: takeMasking(body.masking), mappings: clone((body.mappings ?? null) as Json), icon_url: fields.icon_url ?? null,
     template_id: templateId, deleted: false, created_at: now, updated_at: now,
-    // A new transformation goes last, whatever was sent (seeds keep theirs).
-    execution_order: type === 'transformation' && !seeded ? Math.max(0, ...siblings.map((f) => Number(f.execution_order ?? 0))) + 1 : fields.execution_order ?? null,
+    // A new transformation without an order goes last.
+    execution_order: fields.execution_order ?? (type === 'transformation' ? highestOrder(state, project) + 1 : null),
   };
-  if (!seeded) checkTransformationLimit(state, record);
   functionsOf(state).push(record);
   return record;
 }
@@ -178,7 +191,19 @@ function update(record: JsonObject, body: JsonObject, ctx: KindContext): JsonObj
     if (body.mappings !== null && !['destination', 'site_destination'].includes(String(record.type))) throw validationError('mappings', 'Mappings are only allowed for destinations.', 'invalid_input');
     changes.mappings = clone(body.mappings);
   }
-  checkTransformationLimit(ctx.state, { ...record, ...changes });
+  const enabling = changes.enabled === true && (record.enabled !== true || record.deleted === true);
+  checkTransformationLimit(ctx.state, record.project, record.type, enabling);
+  // Enabled again (or undeleted) without an order: it goes last.
+  if (record.type === 'transformation' && ((record.deleted === true && changes.deleted === false) || (record.enabled !== true && changes.enabled === true && !('execution_order' in changes)))) {
+    changes.execution_order = highestOrder(ctx.state, record.project) + 1;
+  }
+  // Mappings replace the event filters (their own filters say which events).
+  if (isObject(changes.mappings ?? null) || Array.isArray(changes.mappings)) {
+    const filters = { ...((changes.filters ?? record.filters ?? {}) as JsonObject) };
+    delete filters.events;
+    delete filters.actions;
+    changes.filters = filters;
+  }
   changes.updated_at = nowIso();
   return changes;
 }
@@ -199,17 +224,19 @@ export const model: SandboxModel = {
   fields: {},
   activity: { scope: 'HogFunction', name: (r) => String(r.name), ignored: ['project', 'secrets', 'updated_at', 'bytecode'] },
   hooks: {
-    listed: (record, ctx) => {
+    listReply: (ctx) => {
       const asked = ctx.request.url.searchParams.get('type') ?? ctx.request.url.searchParams.get('types');
       const types = asked ? asked.split(',') : ['destination'];
-      return record.deleted !== true && types.includes(String(record.type));
+      const order = (f: JsonObject) => (f.execution_order === null || f.execution_order === undefined ? Number.MAX_SAFE_INTEGER : Number(f.execution_order));
+      const records = ctx.records().filter((r) => r.deleted !== true && types.includes(String(r.type)))
+        .sort((a, b) => order(a) - order(b) || String(b.updated_at).localeCompare(String(a.updated_at)));
+      return { status: 200, body: paginate(records, (r) => minimal(r, ctx), ctx.request.url) as unknown as JsonObject };
     },
     createReply: (ctx) => ({ status: 201, body: render(createHogFunction(ctx.state, ctx.project?.id as number, ctx.request.body), ctx) }),
     updateReply: (record, ctx) => {
       Object.assign(record, update(record, ctx.request.body, ctx));
       return { status: 200, body: render(record, ctx) };
     },
-    listRender: minimal,
     render,
   },
   seeds: [{
