@@ -130,6 +130,8 @@ const ENDPOINTS: Endpoint[] = [
       { method: 'DELETE', pattern: `${pattern}:id/`, path: (ids) => `${list}${ids.hog}/`, scope: 'hog_function:write' },
     ];
   }),
+  { method: 'GET', pattern: '/api/organizations/', path: () => '/api/organizations/', scope: 'organization:read' },
+  { method: 'GET', pattern: '/api/organizations/:org/', path: () => `/api/organizations/${ORG}/`, scope: 'organization:read' },
   { method: 'GET', pattern: '/api/projects/:project/change_requests/', path: () => `/api/projects/${PROJECT}/change_requests/`, scope: 'feature_flag:read' },
   { method: 'GET', pattern: '/api/projects/:project/change_requests/:id/', path: (ids) => `/api/projects/${PROJECT}/change_requests/${ids.approve}/`, scope: 'feature_flag:read' },
   { method: 'POST', pattern: '/api/projects/:project/change_requests/:id/approve/', path: (ids) => `/api/projects/${PROJECT}/change_requests/${ids.approve}/approve/`, scope: 'feature_flag:write', body: {} },

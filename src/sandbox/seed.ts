@@ -168,7 +168,7 @@ export function stateFromSeed(doc: unknown, source: string): SandboxState {
   const projectsToSeed: Array<{ project: ProjectState; sections: Record<string, unknown>; at: string }> = [];
   for (const [oi, org] of list(doc.organizations, 'organizations', fail).entries()) {
     const at = `organizations[${oi}]`;
-    const ORG_KEYS = ['id', 'name', 'max_proxy_records', 'members_can_use_personal_api_keys', 'features', 'projects', ...orgSections.map((x) => x.key)];
+    const ORG_KEYS = ['id', 'name', 'slug', 'max_proxy_records', 'members_can_use_personal_api_keys', 'features', 'projects', ...orgSections.map((x) => x.key)];
     for (const k of Object.keys(org)) {
       if (!ORG_KEYS.includes(k)) fail(`${at}.${k}`, `unknown key (expected ${ORG_KEYS.join(', ')})`);
     }
@@ -179,6 +179,10 @@ export function stateFromSeed(doc: unknown, source: string): SandboxState {
     const name = org.name === undefined ? `Organization ${oi + 1}` : org.name;
     if (typeof name !== 'string' || name.trim() === '') fail(`${at}.name`, 'must be a non-empty string');
     const orgState: OrganizationState = { id: orgId, name: name as string };
+    if (org.slug !== undefined) {
+      if (typeof org.slug !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(org.slug)) fail(`${at}.slug`, 'must be lower-case letters, digits and hyphens');
+      orgState.slug = org.slug as string;
+    }
     if (org.max_proxy_records !== undefined) {
       const max = org.max_proxy_records;
       if (typeof max !== 'number' || !Number.isInteger(max) || max < 0) fail(`${at}.max_proxy_records`, 'must be a non-negative integer');

@@ -19,6 +19,8 @@ export interface UserBasic extends JsonObject {
 export type OrganizationState = JsonObject & {
   id: string;
   name: string;
+  /** Its slug (GET /api/organizations/ lists it); absent = derived from the name. */
+  slug?: string;
   /** How many proxy records the organization may hold (records still deleting count); absent = 2, the API's default. */
   max_proxy_records?: number;
   /** false: keys of members below admin are refused (the organization setting `members_can_use_personal_api_keys`). */

@@ -27,6 +27,7 @@ import { KINDS } from '../resources/registry.js';
 import { countEveryLiveItem, resolveTargets, type TargetRequest } from './targeted.js';
 import { runPreviews } from './previews.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
+import { resolveOrganizations } from './organizations.js';
 
 export interface PlanRequest {
   kind: 'plan' | 'drift';
@@ -61,6 +62,7 @@ export interface Planned {
 /** Reads, plans and annotates with a client the caller owns. */
 export async function planWith(client: ApiClient, desired: DesiredState, settings: ApiSettings, request: PlanRequest, observer: Observer): Promise<Planned> {
   try {
+    await resolveOrganizations(client, desired);
     return await readAndPlan(client, desired, settings, request, observer);
   } catch (err) {
     throw err instanceof UnknownOrganization ? declaredHere(err, desired) : err;
