@@ -28,6 +28,8 @@ export interface SeedRole { name: string; feature_flags_access_level?: number; /
 export interface SeedOrganization {
   id?: string;
   name?: string;
+  /** Its slug (default: derived from the name). */
+  slug?: string;
   /** Proxy records the organization may hold (default 2). */
   max_proxy_records?: number;
   /** false: keys of users below admin are refused in this organization (default true). */
