@@ -5,6 +5,7 @@
 // deletes and disables of dependents before the flags they depend on, enables of dependencies
 // before their dependents. A cycle among the declared flags is refused at plan time.
 import { flagDependencies } from './rules.js';
+import { findCycle } from '../../util/find-cycle.js';
 
 type Obj = Record<string, unknown>;
 
@@ -77,25 +78,5 @@ export function dependencyCycle(flags: readonly DeclaredFlag[], keyOfId: (id: nu
   for (const f of flags) {
     deps.set(f.key, flagDependencies(f.filters).map(keyOfId).filter((k): k is string => k !== undefined));
   }
-  const state = new Map<string, 'open' | 'done'>();
-  const path: string[] = [];
-  const visit = (key: string): string[] | null => {
-    if (state.get(key) === 'done') return null;
-    if (state.get(key) === 'open') return [...path.slice(path.indexOf(key)), key];
-    state.set(key, 'open');
-    path.push(key);
-    for (const next of deps.get(key) ?? []) {
-      if (!deps.has(next)) continue;
-      const cycle = visit(next);
-      if (cycle) return cycle;
-    }
-    path.pop();
-    state.set(key, 'done');
-    return null;
-  };
-  for (const f of flags) {
-    const cycle = visit(f.key);
-    if (cycle) return cycle;
-  }
-  return null;
+  return findCycle(deps) ?? null;
 }
