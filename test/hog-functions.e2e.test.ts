@@ -215,6 +215,28 @@ describe('hog functions as code', () => {
     expect(r.stdout + r.stderr).toMatch(/hogsync\.yaml:10:27: inputs\.debug\.value: input "debug" must be a boolean/);
   });
 
+  it('checks property filters offline as a flag does (the shape of each value for its operator), in the filters of the function, of its events and of its actions', async () => {
+    const path = ws.write('props/hogsync.yaml', config(`projects:
+  - id: ${P}
+    hog_functions:
+      - name: Hook
+        type: destination
+        template_id: template-webhook
+        inputs: { url: { value: "https://x.example.com" } }
+        filters:
+          properties:
+            - { key: $browser, type: event, operator: regex, value: "([" }
+          events:
+            - id: $pageview
+              type: events
+              properties: [ { key: $os, type: person, operator: gt, value: many } ]
+`));
+    const r = await cli('validate props', ['validate', path]);
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toMatch(/hogsync\.yaml:11:\d+: filters\.properties\[0\]\.value: not a valid regular expression/);
+    expect(r.stdout + r.stderr).toMatch(/hogsync\.yaml:15:\d+: filters\.events\[0\]\.properties\[0\]\.value: operator gt compares numbers/);
+  });
+
   it('leaves no secret value in anything printed or written', () => {
     const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
     for (const f of files(ws.dir)) outputs.push({ label: f, text: readFileSync(f, 'utf8') });

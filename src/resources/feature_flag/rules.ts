@@ -431,6 +431,24 @@ function checkValue(ctx: Context, p: Obj, at: Path, op: string): void {
   }
 }
 
+/**
+ * Each value's shape for its operator in property filters outside flags (a hog function's
+ * filters, its events' and actions'): the flag's value rules, for every property type but the
+ * cohort and flag ones (which flags alone take).
+ */
+export function propertyValueProblems(properties: unknown, at: Path): EntryProblem[] {
+  const ctx: Context = { problems: [], aggregation: undefined };
+  if (!Array.isArray(properties)) return ctx.problems;
+  properties.forEach((p, i) => {
+    if (!isObj(p) || p.type === 'cohort' || p.type === 'flag') return;
+    const raw = p.operator;
+    const op = typeof raw === 'string' ? FLAG_OPERATOR_ALIASES[raw] ?? raw : 'exact';
+    if (!(FLAG_OPERATORS as readonly string[]).includes(op) || COHORT_OPERATORS.has(op) || op === FLAG_DEPENDENCY_OPERATOR) return;
+    checkValue(ctx, p, [...at, i], op);
+  });
+  return ctx.problems;
+}
+
 function checkProperty(ctx: Context, p: unknown, at: Path): void {
   if (!isObj(p)) return;
   const type = p.type;

@@ -21,6 +21,7 @@ import { fieldsFromSchema, lazy } from '../schema.js';
 import { resendSecrets } from '../write-only.js';
 import { templateById, type InputSchema } from './templates.js';
 import { suggest } from '../../config/suggest.js';
+import { propertyValueProblems } from '../feature_flag/rules.js';
 
 /** The types this kind manages: the list names them (older API versions list destinations only otherwise). */
 export const MANAGED_TYPES = ['destination', 'transformation', 'site_destination', 'site_app', 'source_webhook'] as const;
@@ -86,9 +87,20 @@ function compareInputs(declared: unknown, live: unknown): [unknown, unknown] {
   return [d, live];
 }
 
+/** Property filters of the function, its events and its actions, checked as a flag's are (each value's shape for its operator). */
+function filterProblems(filters: unknown): EntryProblem[] {
+  if (!isObj(filters)) return [];
+  const problems = propertyValueProblems(filters.properties, ['filters', 'properties']);
+  for (const list of ['events', 'actions'] as const) {
+    const items = filters[list];
+    if (Array.isArray(items)) items.forEach((item, i) => { if (isObj(item)) problems.push(...propertyValueProblems(item.properties, ['filters', list, i, 'properties'])); });
+  }
+  return problems;
+}
+
 /** What validate checks of a function's inputs against its template's (or own) inputs schema. */
 export function validateHogFunctionEntry(entry: Obj): EntryProblem[] {
-  const problems: EntryProblem[] = [];
+  const problems: EntryProblem[] = filterProblems(entry.filters);
   if (entry.template_id !== undefined && entry.inputs_schema === undefined && !templateById(entry.template_id)) return problems;
   const schema = declaredSchema(entry);
   if (!schema) return problems;
