@@ -156,6 +156,14 @@ describe('hog functions as code', () => {
     expect((await cli('plan after type change', ['plan', path, '--detailed-exitcode'])).code).toBe(0);
   });
 
+  it('never deletes a function of another kind that shares a name with a declared one (names repeat across kinds on purpose)', async () => {
+    const extra = '      - name: Contacts to Sendgrid\n        type: transformation\n        template_id: template-geoip\n';
+    const path = ws.write('same-name/hogsync.yaml', file('site_destination') + extra);
+    const planned = await cli('plan same name', ['plan', path, '--format', 'json']);
+    const plan = JSON.parse(planned.stdout) as { changes: Array<{ address: string; action: string }> };
+    expect(plan.changes.map((c) => [c.action, c.address])).toEqual([['create', `hog_function:${ORG}/${P}/transformation/Contacts to Sendgrid`]]);
+  });
+
   it('runs transformations in the order the files list them: moving one reorders the chain', async () => {
     const swapped = file('site_destination').replace(/      - name: GeoIP\n(?:        .*\n)+?(?=      - name: Anonymize IPs)/, '')
       + '      - name: GeoIP\n        type: transformation\n        template_id: template-geoip\n        enabled: true\n';

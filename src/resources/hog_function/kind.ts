@@ -25,6 +25,8 @@ import { propertyValueProblems } from '../feature_flag/rules.js';
 
 /** The types this kind manages: the list names them (older API versions list destinations only otherwise). */
 export const MANAGED_TYPES = ['destination', 'transformation', 'site_destination', 'site_app', 'source_webhook'] as const;
+/** The types that are one kind of function, a destination run on the server or in the browser: a change between them replaces it. */
+const DESTINATIONS = ['destination', 'site_destination'];
 /** The API's limit of enabled transformations per project. */
 export const MAX_ENABLED_TRANSFORMATIONS = 20;
 
@@ -174,8 +176,13 @@ export const hogFunction: ResourceKind = {
   sandbox: () => import('./sandbox.js'),
   identityOf: (entry) => (typeof entry.name === 'string' && typeof entry.type === 'string' ? `${entry.type}/${entry.name}` : undefined),
   identityFields,
-  replacedBy: (record, items) => items.some((i) => i.ensure === 'present' && i.pin === undefined
-    && identityFields(i.key).name === record.name && identityFields(i.key).type !== record.type),
+  // A destination declared as a site destination (or back) under its live name replaces the live
+  // one; functions of other kinds may share a name on purpose, so across kinds nothing is deleted.
+  replacedBy: (record, items) => items.some((i) => {
+    const { name, type } = identityFields(i.key);
+    return i.ensure === 'present' && i.pin === undefined && name === record.name && type !== record.type
+      && DESTINATIONS.includes(String(type)) && DESTINATIONS.includes(String(record.type));
+  }),
   references: [{ field: 'filters', path: 'actions[]', when: { type: 'actions' }, key: 'id', kind: 'action' }],
   computedKeys: { inputs: ['**.bytecode', '**.order', '**.transpiled', '**.secret'], filters: ['bytecode', 'bytecode_error', 'transpiled'], masking: ['bytecode'] },
   unsetValues: { description: '', mappings: null, masking: null, filters: {} },
