@@ -112,7 +112,8 @@ export class UnknownOrganization extends HogsyncError {
 /** Every record of a collection, checked; `missingIsEmpty`: a 404 means no collection (its parent is gone). */
 export async function listRecords(api: ApiPort, kind: ResourceKind, scope: Scope, missingIsEmpty = false, query?: string,
   wanted?: (record: LiveRecord) => boolean): Promise<LiveRecord[]> {
-  const path = `${kind.collectionPath(scope)}${query ? `${kind.collectionPath(scope).includes('?') ? '&' : '?'}${query}` : ''}`;
+  const collection = kind.collectionPath(scope);
+  const path = query ? `${collection}${collection.includes('?') ? '&' : '?'}${query}` : collection;
   try {
     const records = checkRecords(kind, path, await api.listAll<unknown>(path));
     if (!kind.abridgedList) return records;

@@ -7,7 +7,7 @@ import type { ApiPort } from '../http/port.js';
 import { printable } from '../util/printable.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const CURRENT_ORGANIZATION = '@current';
+const CURRENT_ORGANIZATION = '@current';
 
 /** Replaces each organization written by slug or `@current` with its UUID, in the desired state and its items. */
 export async function resolveOrganizations(api: ApiPort, desired: DesiredState): Promise<void> {
@@ -30,7 +30,7 @@ export async function resolveOrganizations(api: ApiPort, desired: DesiredState):
     if (typeof id !== 'string' || !UUID.test(id)) throw new HogsyncError('api', `the API answered organization "${printable(written)}" without a UUID id`);
     const twice = desired.organizations.find((o) => o !== org && o.id === id);
     if (twice) {
-      throw new HogsyncError('config', `organization "${printable(written)}" is ${id}, which other files name as "${printable(twice.id === id ? id : twice.id)}": name it one way in every file`, org.position ? { position: org.position } : {});
+      throw new HogsyncError('config', `organization "${printable(written)}" is ${id}, which other files name as "${id}": name it one way in every file`, org.position ? { position: org.position } : {});
     }
     org.id = id;
     for (const item of org.items) item.organization = id;
