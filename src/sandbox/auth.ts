@@ -2,6 +2,7 @@
 // all), in which organizations and projects, and as which user (whose organization level decides
 // admin-only writes). Errors word each refusal the way the real API does.
 import { invalidKey, notAuthenticated, permissionDenied } from './errors.js';
+import { membershipOf } from './members.js';
 import { ALL_SCOPES, LEVELS, type ApiKeyState, type OrganizationState, type SandboxState, type Scope } from './state.js';
 
 export function isScope(value: string): value is Scope {
@@ -27,13 +28,17 @@ export function requireScope(key: ApiKeyState, scope: Scope): void {
   if (!hasScope(key, scope)) throw permissionDenied(`API key missing required scope '${scope}'`);
 }
 
-/** The organization level of a key's user: a seed user's level, else owner (the sandbox user). */
-export function levelOf(state: SandboxState, key: ApiKeyState): number {
-  return state.user_levels?.[String(key.user)] ?? LEVELS.owner;
+/**
+ * The organization level of a key's user: its membership's of `organization` where the caller
+ * names one, else the seed user's level (owner for the sandbox user).
+ */
+export function levelOf(state: SandboxState, key: ApiKeyState, organization?: string): number {
+  const membership = organization === undefined ? undefined : membershipOf(state, organization, key.user);
+  return membership?.level ?? state.user_levels?.[String(key.user)] ?? LEVELS.owner;
 }
 
-export function isAdmin(state: SandboxState, key: ApiKeyState): boolean {
-  return levelOf(state, key) >= LEVELS.admin;
+export function isAdmin(state: SandboxState, key: ApiKeyState, organization?: string): boolean {
+  return levelOf(state, key, organization) >= LEVELS.admin;
 }
 
 export function canReachOrganization(key: ApiKeyState, organization: string): boolean {
@@ -51,7 +56,7 @@ export function canReachProject(key: ApiKeyState, project: number): boolean {
  * key is refused) and the key's organizations.
  */
 export function requireKeyReach(state: SandboxState, key: ApiKeyState, org: OrganizationState, project?: number): void {
-  if (org.members_can_use_personal_api_keys === false && !isAdmin(state, key)) {
+  if (org.members_can_use_personal_api_keys === false && !isAdmin(state, key, org.id)) {
     throw permissionDenied(`Organization '${org.name}' does not allow using personal API keys. Contact an admin to enable personal API keys for this organization.`);
   }
   if (key.projects !== undefined && key.projects !== null) {
@@ -59,6 +64,8 @@ export function requireKeyReach(state: SandboxState, key: ApiKeyState, org: Orga
     if (!key.projects.includes(project)) throw permissionDenied(`API key does not have access to the requested project: ID ${project}.`);
   }
   requireOrganization(key, org.id);
+  // A user removed from the organization (or never in it) reaches nothing of it.
+  if (!membershipOf(state, org.id, key.user)) throw permissionDenied('You do not have permission to perform this action.');
 }
 
 export function requireOrganization(key: ApiKeyState, organization: string): void {
@@ -68,6 +75,6 @@ export function requireOrganization(key: ApiKeyState, organization: string): voi
 }
 
 /** Writes to proxy records and roles need an organization admin (OrganizationAdminWritePermissions). */
-export function requireOrganizationAdmin(state: SandboxState, key: ApiKeyState): void {
-  if (!isAdmin(state, key)) throw permissionDenied('Your organization access level is insufficient.');
+export function requireOrganizationAdmin(state: SandboxState, key: ApiKeyState, organization?: string): void {
+  if (!isAdmin(state, key, organization)) throw permissionDenied('Your organization access level is insufficient.');
 }

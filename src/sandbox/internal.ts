@@ -2,7 +2,8 @@
 // GET /_sandbox/stats answers the request counters, POST /_sandbox/reset-stats zeroes them,
 // POST /_sandbox/advance?seconds=N moves the sandbox's clock forward (rate-limit windows free up,
 // asynchronous deletions finish) without waiting. They let tests of a spawned sandbox process
-// see how many calls a client made and what happens an hour later.
+// see how many calls a client made and what happens an hour later. (POST /_sandbox/web-edit/ and
+// POST /_sandbox/accept-invite/ act as a user of the web app: web-edit.ts, invites.ts.)
 import type { ServerResponse } from 'node:http';
 import type { SandboxClock } from './clock.js';
 import { notFound } from './errors.js';

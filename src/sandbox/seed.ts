@@ -12,6 +12,8 @@ import { isObject, type Json, type JsonObject } from './json.js';
 import { applyProjectPatch, newProjectFor, PROJECT_RULES, validateProjectPatch } from '../resources/project/sandbox.js';
 import { sandboxModels } from './models.js';
 import { FEATURES } from './features.js';
+import { seedPeople } from './seed-people.js';
+import { addUser } from './members.js';
 import { ALL_SCOPES, LEVELS, type ApiKeyState, type LevelName, type OrganizationState, type ProjectState, type SandboxState } from './state.js';
 
 export interface SeedPerson { distinct_id: string; properties?: JsonObject }
@@ -36,6 +38,10 @@ export interface SeedOrganization {
   members_can_use_personal_api_keys?: boolean;
   /** The features of the organization's plan (default: every feature). */
   features?: string[];
+  /** Emails of the seed users who belong to it, besides the sandbox user (default: every user). */
+  members?: string[];
+  /** Pending invitations; `age_days` backdates one (invites expire after 3 days). */
+  invites?: { email: string; level?: 'member' | 'admin'; age_days?: number }[];
   projects?: SeedProject[];
   proxy_records?: SeedProxyRecord[];
   roles?: SeedRole[];
@@ -131,6 +137,8 @@ export function stateFromSeed(doc: unknown, source: string): SandboxState {
   for (const k of Object.keys(doc)) if (!TOP.includes(k)) fail(k, `unknown key (expected ${TOP.join(', ')})`);
 
   const state = emptyState();
+  // Built per organization below (its `members`, else every user).
+  state.memberships = [];
   if (doc.api_version !== undefined) {
     if (!(API_VERSIONS as readonly unknown[]).includes(doc.api_version)) fail('api_version', `must be one of ${API_VERSIONS.join(', ')}`);
     state.api_version = doc.api_version as number;
@@ -151,18 +159,7 @@ export function stateFromSeed(doc: unknown, source: string): SandboxState {
     if (u.last_name !== undefined && typeof u.last_name !== 'string') fail(`${uat}.last_name`, 'must be a string');
     const level = u.level ?? 'owner';
     if (typeof level !== 'string' || !Object.prototype.hasOwnProperty.call(LEVELS, level)) fail(`${uat}.level`, 'must be one of member, admin, owner');
-    const id = state.user.id + state.users.length + 1;
-    state.users.push({
-      id,
-      uuid: `0190d1c4-6a1e-7c3d-8e4f-${String(id).padStart(12, '0')}`,
-      distinct_id: `sandbox-user-${id}`,
-      first_name: u.first_name as string,
-      last_name: (u.last_name as string | undefined) ?? '',
-      email,
-      is_email_verified: true,
-      hedgehog_config: null,
-      role_at_organization: null,
-    });
+    const { id } = addUser(state, email, u.first_name as string, (u.last_name as string | undefined) ?? '');
     if (level !== 'owner') (state.user_levels ??= {})[String(id)] = LEVELS[level as LevelName];
     userKeys.push({ list: list(u.keys, `${uat}.keys`, fail), at: `${uat}.keys`, id, email });
   }
@@ -170,7 +167,8 @@ export function stateFromSeed(doc: unknown, source: string): SandboxState {
   const projectsToSeed: Array<{ project: ProjectState; sections: Record<string, unknown>; at: string }> = [];
   for (const [oi, org] of list(doc.organizations, 'organizations', fail).entries()) {
     const at = `organizations[${oi}]`;
-    const ORG_KEYS = ['id', 'name', 'slug', 'max_proxy_records', 'members_can_use_personal_api_keys', 'features', 'projects', ...orgSections.map((x) => x.key)];
+    const ORG_KEYS = ['id', 'name', 'slug', 'max_proxy_records', 'members_can_use_personal_api_keys', 'features', 'members', 'invites', 'projects',
+      ...orgSections.map((x) => x.key)];
     for (const k of Object.keys(org)) {
       if (!ORG_KEYS.includes(k)) fail(`${at}.${k}`, `unknown key (expected ${ORG_KEYS.join(', ')})`);
     }
@@ -201,6 +199,7 @@ export function stateFromSeed(doc: unknown, source: string): SandboxState {
       orgState.features = org.features as string[];
     }
     state.organizations.push(orgState);
+    seedPeople(state, orgId, org, at, fail);
 
     for (const [pi, p] of list(org.projects, `${at}.projects`, fail).entries()) {
       const pat = `${at}.projects[${pi}]`;

@@ -9,7 +9,9 @@ import { ApiError, serverError, throttled } from './errors.js';
 import { FAULT_BODIES, FaultInjector } from './faults.js';
 import { parseJsonObject, readBody, sendJson } from './http.js';
 import { handleInternal, INTERNAL_PREFIX } from './internal.js';
-import { dispatch, matchRoute } from './router.js';
+import { ACCEPT_INVITE_PATH, acceptInvite } from './invites.js';
+import type { JsonObject } from './json.js';
+import { dispatch, matchRoute, type Reply } from './router.js';
 import { loadSandboxModels } from './models.js';
 import { sandboxRoutes } from './routes/index.js';
 import { loadSeedFile, stateFromSeed, type SeedDocument } from './seed.js';
@@ -132,9 +134,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     } catch {
       url = new URL(req.url ?? '/', baseUrl);
     }
-    if ((url.pathname === WEB_EDIT_PATH || `${url.pathname}/` === WEB_EDIT_PATH) && method === 'POST') {
+    // Sandbox-only endpoints that act as a user of the web app (no key): they take a JSON body.
+    const asUser = method === 'POST' ? ({
+      [WEB_EDIT_PATH]: (body: JsonObject) => webEdit(body, url, store, routes),
+      [ACCEPT_INVITE_PATH]: (body: JsonObject) => acceptInvite(body, store),
+    } as Record<string, (body: JsonObject) => Promise<Reply>>)[url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`] : undefined;
+    if (asUser) {
       try {
-        const reply = await webEdit(parseJsonObject(await readBody(req), req.headers['content-type']), url, store, routes);
+        const reply = await asUser(parseJsonObject(await readBody(req), req.headers['content-type']));
         sendJson(res, reply.status, reply.body);
       } catch (err) {
         const e = err instanceof ApiError ? err : serverError();

@@ -34,6 +34,45 @@ export const LEVELS = { member: 1, admin: 8, owner: 15 } as const;
 export type LevelName = keyof typeof LEVELS;
 
 
+/** A user's membership of one organization (the real API's OrganizationMembership). */
+export interface MembershipState extends JsonObject {
+  id: string;
+  organization: string;
+  user_id: number;
+  level: number;
+  joined_at: string;
+  updated_at: string;
+}
+
+/** An invitation to an organization; it expires INVITE_DAYS after created_at. */
+export interface InviteState extends JsonObject {
+  id: string;
+  organization: string;
+  target_email: string;
+  first_name: string;
+  level: number;
+  created_by: number;
+  created_at: string;
+  updated_at: string;
+  message: string | null;
+}
+
+/**
+ * One access control rule of a project (the real API's AccessControl): `resource_id` is the
+ * project's id for its own rules, null for resource-level ones; neither subject = the default.
+ */
+export interface AccessControlState extends JsonObject {
+  project: number;
+  resource: string;
+  resource_id: string | null;
+  organization_member: string | null;
+  role: string | null;
+  access_level: string;
+  created_by: number;
+  created_at: string;
+  updated_at: string;
+}
+
 /** A project: every field of the API's ProjectBackwardCompat record, stored as answered. */
 export type ProjectState = JsonObject & {
   id: number; organization: string; name: string; api_token: string; updated_at: string;
@@ -174,6 +213,13 @@ export type SandboxState = JsonObject & {
    * 8 = admin, 15 = owner (absent = owner). It decides admin-only writes.
    */
   user_levels?: Record<string, number>;
+  /**
+   * Who belongs to which organization, at which level (absent from state files written before
+   * they existed: derived on first use, every user in every organization, as it was then).
+   */
+  memberships?: MembershipState[];
+  invites?: InviteState[];
+  access_controls?: AccessControlState[];
   /**
    * The API version modelled: 2025 (the reference's) or 2026, which no longer stores projects'
    * slack_incoming_webhook nor roles' feature_flags_access_level (absent = 2025).

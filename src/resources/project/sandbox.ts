@@ -13,14 +13,16 @@ import { activityPage, projectActivity } from '../../sandbox/activity.js';
 import { canReachOrganization, canReachProject, levelOf } from '../../sandbox/auth.js';
 import type { KindContext, SandboxModel } from '../../sandbox/kind-model.js';
 import { paginate } from '../../sandbox/pagination.js';
-import { NO_PERSONAL_KEYS, type Handler, type RequestContext, type Route } from '../../sandbox/router.js';
+import { NO_PERSONAL_KEYS, type Handler, type Reply, type RequestContext, type Route } from '../../sandbox/router.js';
+import { FIRST_PROJECT_ID } from '../../sandbox/defaults.js';
+import { hasFeature } from '../../sandbox/features.js';
 import { intParam, organizationOf } from '../../sandbox/routes/common.js';
 import { liveEventsToken, nowIso, projectApiToken, uuidv7 } from '../../sandbox/ids.js';
 import { clone, isObject, pyTypeName, type Json, type JsonObject } from '../../sandbox/json.js';
 import { LEVELS, type ProjectState, type SandboxState } from '../../sandbox/state.js';
 import {
   booleanRule, decimalRule, integerChoiceRule, integerRule, objectRule, stringListRule, stringRule, timeZoneRule,
-  untypedRule, validatePartial, type Rule,
+  requireField, untypedRule, validatePartial, type Rule,
 } from '../../sandbox/validation.js';
 
 function choiceRule(values: readonly string[], nullable: boolean): Rule {
@@ -437,9 +439,34 @@ const PROJECT_FIELDS = new Set(['name', 'product_description', 'is_pending_delet
 
 const projectOfRecord = (r: JsonObject) => r as ProjectState;
 
+export const PROJECT_LIMIT_REACHED = 'You have reached the maximum limit of allowed projects for your current plan. '
+  + 'Upgrade your plan to be able to create and manage more projects.';
+
+/**
+ * POST /api/organizations/:org/projects/ (posthog/api/project.py): organization admins only; an
+ * organization without the multi-project feature holds one project (and any organization one
+ * demo project: PremiumMultiProjectPermission, 403); a name is required and unique as a rename's
+ * is; the other writable fields are taken as a PATCH takes them. Answered 201 with the record.
+ */
+function createProject(ctx: KindContext): Reply {
+  const { state, organization } = ctx;
+  const body = ctx.request.body;
+  if (levelOf(state, ctx.request.key, organization.id) < LEVELS.admin) throw permissionDenied('Your organization access level is insufficient.');
+  const present = state.projects.filter((p) => p.organization === organization.id && isProjectPresent(p, ctx.now()));
+  if ((body.is_demo === true && present.some((p) => p.is_demo === true))
+    || (!hasFeature(organization, 'organizations_projects') && present.some((p) => p.is_demo !== true))) throw permissionDenied(PROJECT_LIMIT_REACHED);
+  requireField(body, 'name');
+  const changes = validateProjectPatch(body);
+  const project = newProjectFor(state, Math.max(FIRST_PROJECT_ID - 1, ...state.projects.map((p) => p.id)) + 1, organization.id, '');
+  checkProjectPatch(state, project, changes, LEVELS.owner);
+  applyProjectPatch(state, project, changes);
+  state.projects.push(project);
+  return { status: 201, body: answer(ctx, project) };
+}
+
 /** The record as this key's user sees it (effective_membership_level is the user's level). */
 function answer(ctx: KindContext, project: ProjectState): JsonObject {
-  return { ...renderProject(project), effective_membership_level: levelOf(ctx.state, ctx.request.key) };
+  return { ...renderProject(project), effective_membership_level: levelOf(ctx.state, ctx.request.key, project.organization) };
 }
 
 /** A project of /api/organizations/:org/projects/:id/…, for the views and actions beside the item. */
@@ -457,7 +484,10 @@ const listAll: Handler = (ctx) => ctx.store.read((state) => {
   return { status: 200, body: paginate(items, renderProjectBasic, ctx.url) };
 });
 
-const view: Handler = (ctx) => ctx.store.read((state) => ({ status: 200, body: { ...renderProject(projectIn(ctx, state)), effective_membership_level: levelOf(state, ctx.key) } }));
+const view: Handler = (ctx) => ctx.store.read((state) => {
+  const project = projectIn(ctx, state);
+  return { status: 200, body: { ...renderProject(project), effective_membership_level: levelOf(state, ctx.key, project.organization) } };
+});
 
 /** The project's own activity action: its settings' log (scope Team). Personal keys are refused (the real action declares no scope). */
 const activity: Handler = (ctx) => ctx.store.read((state) => {
@@ -470,7 +500,7 @@ function action(act: (project: ProjectState, ctx: RequestContext) => void): Hand
   return (ctx) => ctx.store.write((state) => {
     const project = projectIn(ctx, state);
     act(project, ctx);
-    return { status: 200, body: { ...renderProject(project), effective_membership_level: levelOf(state, ctx.key) } };
+    return { status: 200, body: { ...renderProject(project), effective_membership_level: levelOf(state, ctx.key, project.organization) } };
   });
 }
 
@@ -487,7 +517,7 @@ export const model: SandboxModel = {
   scopes: { read: 'project:read', write: 'project:write' },
   pagination: 'limit-offset',
   id: 'integer',
-  create: false,
+  create: { status: 201 },
   update: true,
   delete: 'hard',
   fields: {},
@@ -506,16 +536,17 @@ export const model: SandboxModel = {
     exists: (r, now) => isProjectPresent(projectOfRecord(r), now),
     listReply: (ctx) => ({ status: 200, body: paginate(ctx.records().map(projectOfRecord), renderProjectBasic, ctx.request.url) }),
     readReply: (record, ctx) => ({ status: 200, body: answer(ctx, projectOfRecord(record)) }),
+    createReply: createProject,
     updateReply: (record, ctx) => {
       const project = projectOfRecord(record);
       const changes = validateProjectPatch(ctx.request.body);
-      checkProjectPatch(ctx.state, project, changes, levelOf(ctx.state, ctx.request.key));
+      checkProjectPatch(ctx.state, project, changes, levelOf(ctx.state, ctx.request.key, project.organization));
       applyProjectPatch(ctx.state, project, changes);
       return { status: 200, body: answer(ctx, project) };
     },
     // Deleting needs a project admin (the real API's TeamMemberLightManagementPermission).
     deleteReply: (record, ctx) => {
-      if (levelOf(ctx.state, ctx.request.key) < LEVELS.admin) throw permissionDenied("You don't have sufficient permissions in the project.");
+      if (levelOf(ctx.state, ctx.request.key, ctx.organization.id) < LEVELS.admin) throw permissionDenied("You don't have sufficient permissions in the project.");
       deleteProject(ctx.state, projectOfRecord(record), ctx.now(), ctx.request.store.deletionDelayMs);
       return { status: 204 };
     },

@@ -7,11 +7,13 @@ import { nowIso, uuidv7 } from '../../sandbox/ids.js';
 import { clone, isObject, type Json, type JsonObject } from '../../sandbox/json.js';
 import type { RoleState, SandboxState } from '../../sandbox/state.js';
 import { integerChoiceRule, requireField, stringRule } from '../../sandbox/validation.js';
-import { requireOrganizationAdmin } from '../../sandbox/auth.js';
-import { notFound } from '../../sandbox/errors.js';
+import { isAdmin, requireOrganizationAdmin } from '../../sandbox/auth.js';
+import { notFound, permissionDenied } from '../../sandbox/errors.js';
+import { isUuid } from '../../sandbox/ids.js';
+import { membershipOf, renderMembership } from '../../sandbox/members.js';
 import type { SandboxModel } from '../../sandbox/kind-model.js';
 import { paginate } from '../../sandbox/pagination.js';
-import type { Handler } from '../../sandbox/router.js';
+import type { Handler, RequestContext } from '../../sandbox/router.js';
 import { organizationOf } from '../../sandbox/routes/common.js';
 import { seedApply, seedList, seedUserByEmail } from '../../sandbox/seed.js';
 
@@ -33,12 +35,16 @@ function checkName(state: SandboxState, organization: string, value: Json, selfI
   return name;
 }
 
-/** One membership as the real API's RoleMembership answers it. */
+/** One membership as the real API's RoleMembership answers it (with the user's organization membership). */
 function renderMember(state: SandboxState, role: RoleState, m: Json): JsonObject | undefined {
   if (!isObject(m) || typeof m.user_id !== 'number') return undefined;
   const user = [state.user, ...(state.users ?? [])].find((u) => u.id === m.user_id);
-  if (!user) return undefined;
-  return { id: m.id ?? null, role_id: role.id, user: clone(user), joined_at: m.joined_at ?? null, updated_at: m.joined_at ?? null };
+  const membership = membershipOf(state, role.organization, m.user_id);
+  if (!user || !membership) return undefined;
+  return {
+    id: m.id ?? null, role_id: role.id, organization_member: renderMembership(state, membership) ?? null, user: clone(user),
+    joined_at: m.joined_at ?? null, updated_at: m.updated_at ?? m.joined_at ?? null,
+  };
 }
 
 export function roleMembers(state: SandboxState, r: RoleState): JsonObject[] {
@@ -89,24 +95,53 @@ export function findRole(state: SandboxState, organization: string, id: string):
   return state.roles.find((r) => r.id === id && r.organization === organization);
 }
 
-/** Deletes the role and, with it, its memberships (they live on the role). */
+/** Deletes the role and, with it, its memberships (they live on the role) and the access control rules naming it. */
 export function deleteRole(state: SandboxState, id: string): void {
   state.roles = state.roles.filter((r) => r.id !== id);
+  if (state.access_controls) state.access_controls = state.access_controls.filter((a) => a.role !== id);
 }
 
 // ---------------------------------------------------------------------------------------------
 // The role kind in the sandbox: list, create (201), read, update, delete (204; the role's
-// memberships go with it), and the memberships of a role (read-only here). Writes need an
-// organization admin.
+// memberships go with it), and the memberships of a role: list, add by user uuid (201), remove
+// (204), no update (ee/api/rbac/role.py). Writes need an organization admin.
 // ---------------------------------------------------------------------------------------------
 
 const roleOf = (record: JsonObject) => record as RoleState;
 
-const memberships: Handler = (ctx) => ctx.store.read((state) => {
+function roleIn(ctx: RequestContext, state: SandboxState, write: boolean): RoleState {
   const org = organizationOf(ctx, state);
   const role = findRole(state, org.id, ctx.params.role ?? '');
   if (!role) throw notFound();
+  // RolePermissions' own wording (the role routes answer the generic admin refusal).
+  if (write && !isAdmin(state, ctx.key, org.id)) throw permissionDenied('You need to have admin level or higher.');
+  return role;
+}
+
+const memberships: Handler = (ctx) => ctx.store.read((state) => {
+  const role = roleIn(ctx, state, false);
   return { status: 200, body: paginate(roleMembers(state, role), (m) => m, ctx.url) };
+});
+
+const addMember: Handler = (ctx) => ctx.store.write((state) => {
+  const role = roleIn(ctx, state, true);
+  const uuid = requireField(ctx.body, 'user_uuid');
+  if (typeof uuid !== 'string' || !isUuid(uuid)) throw validationError('user_uuid', 'Must be a valid UUID.', 'invalid');
+  const user = [state.user, ...state.users].find((u) => u.uuid === uuid);
+  if (!user || !membershipOf(state, role.organization, user.id)) throw validationError(null, 'User does not exist.', 'invalid');
+  if (role.members.some((m) => isObject(m) && m.user_id === user.id)) throw validationError(null, 'User is already part of the role.', 'invalid');
+  const now = new Date(ctx.store.clock.now()).toISOString();
+  const member = { id: uuidv7(), user_id: user.id, joined_at: now, updated_at: now };
+  role.members.push(member);
+  return { status: 201, body: renderMember(state, role, member) ?? {} };
+});
+
+const removeMember: Handler = (ctx) => ctx.store.write((state) => {
+  const role = roleIn(ctx, state, true);
+  const member = role.members.find((m) => isObject(m) && m.id === ctx.params.id);
+  if (!member) throw notFound();
+  role.members = role.members.filter((m) => m !== member);
+  return { status: 204 };
 });
 
 export const model: SandboxModel = {
@@ -123,7 +158,7 @@ export const model: SandboxModel = {
   fields: {},
   activity: { scope: 'Role', name: (r) => String(r.name), ignored: ['organization', 'members', 'is_default'] },
   hooks: {
-    authorize: (ctx) => requireOrganizationAdmin(ctx.state, ctx.request.key),
+    authorize: (ctx) => requireOrganizationAdmin(ctx.state, ctx.request.key, ctx.organization.id),
     createReply: (ctx) => ({ status: 201, body: renderRole(ctx.state, createRole(ctx.state, ctx.organization.id, ctx.request.body)) }),
     updateReply: (record, ctx) => {
       updateRole(ctx.state, roleOf(record), ctx.request.body);
@@ -135,7 +170,13 @@ export const model: SandboxModel = {
     },
     render: (record, ctx) => renderRole(ctx.state, roleOf(record)),
   },
-  routes: [{ pattern: '/api/organizations/:org/roles/:role/role_memberships/', methods: { GET: { scope: 'organization:read', handler: memberships } } }],
+  routes: [
+    {
+      pattern: '/api/organizations/:org/roles/:role/role_memberships/',
+      methods: { GET: { scope: 'organization:read', handler: memberships }, POST: { scope: 'organization:write', handler: addMember } },
+    },
+    { pattern: '/api/organizations/:org/roles/:role/role_memberships/:id/', methods: { DELETE: { scope: 'organization:write', handler: removeMember } } },
+  ],
   seeds: [{
     key: 'roles',
     at: 'organization',
@@ -144,7 +185,10 @@ export const model: SandboxModel = {
         const rat = `${where}[${ri}]`;
         const { members, ...fields } = role;
         if (members !== undefined && (!Array.isArray(members) || !members.every((m) => typeof m === 'string'))) fail(`${rat}.members`, 'must be a list of user emails');
-        const memberIds = ((members ?? []) as string[]).map((m, mi) => seedUserByEmail(state, m, `${rat}.members[${mi}]`, fail));
+        const memberIds = ((members ?? []) as string[]).map((m, mi) => {
+          const id = seedUserByEmail(state, m, `${rat}.members[${mi}]`, fail);
+          return membershipOf(state, organization.id, id) ? id : fail(`${rat}.members[${mi}]`, `${m} is not a member of the organization (see its members)`);
+        });
         seedApply(rat, fail, () => createRole(state, organization.id, fields, memberIds));
       }
     },

@@ -137,7 +137,7 @@ function cursorPage(state: Parameters<typeof renderEntry>[0], sorted: ActivityEn
 const organizationLog: Handler = (ctx) => ctx.store.read((state) => {
   const org = organizationOf(ctx, state);
   if (!hasFeature(org, 'audit_logs')) throw paymentRequired();
-  if (!isAdmin(state, ctx.key)) throw permissionDenied('Only organization admins and owners can view organization-wide activity logs.');
+  if (!isAdmin(state, ctx.key, org.id)) throw permissionDenied('Only organization admins and owners can view organization-wide activity logs.');
   const q = ctx.url.searchParams;
   const from = dateFilter(q, 'start_date');
   const to = dateFilter(q, 'end_date');
