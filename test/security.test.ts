@@ -37,13 +37,13 @@ describe('expectNoSecret (the check the rest of this file relies on)', () => {
 // 1. Every sandbox endpoint: 401 without a valid key, 403 naming the scope without it.
 // ---------------------------------------------------------------------------------------------
 
-const OBJECTS = ['project', 'organization', 'feature_flag', 'activity_log', 'event_definition', 'cohort', 'action', 'hog_function'] as const;
+const OBJECTS = ['project', 'organization', 'organization_member', 'access_control', 'feature_flag', 'activity_log', 'event_definition', 'cohort', 'action', 'hog_function'] as const;
 type Scope = `${(typeof OBJECTS)[number]}:${'read' | 'write'}`;
 const SCOPES: Scope[] = OBJECTS.flatMap((o) => [`${o}:read`, `${o}:write`] as Scope[]);
 
-interface Ids { role: number; proxy: string; flag: number; approve: string; reject: string; definition: string; cohort: number; action: number; hog: string }
+interface Ids { role: number; proxy: string; flag: number; approve: string; reject: string; definition: string; cohort: number; action: number; hog: string; roleMember: string; invite: string }
 interface Endpoint {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** The sandbox route pattern it exercises (checked against the route table). */
   pattern: string;
   path: (ids: Ids) => string;
@@ -53,6 +53,8 @@ interface Endpoint {
 }
 
 const PROJECT = 12345;
+/** The uuid of the seed's n-th user (the sandbox user is 1). */
+const SEED_UUID = (n: number) => `0190d1c4-6a1e-7c3d-8e4f-${String(n).padStart(12, '0')}`;
 const item = '/api/organizations/:org/projects/:id/';
 const projectPath = `/api/organizations/${ORG}/projects/${PROJECT}/`;
 const flags = `/api/projects/${PROJECT}/feature_flags/`;
@@ -81,6 +83,20 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'PATCH', pattern: '/api/organizations/:org/proxy_records/:id/', path: (ids) => `/api/organizations/${ORG}/proxy_records/${ids.proxy}/`, scope: 'organization:write', body: {} },
   { method: 'DELETE', pattern: '/api/organizations/:org/proxy_records/:id/', path: (ids) => `/api/organizations/${ORG}/proxy_records/${ids.proxy}/`, scope: 'organization:write' },
 
+  // Before the role's own DELETE and the member's (both would take the role membership with them).
+  { method: 'POST', pattern: '/api/organizations/:org/roles/:role/role_memberships/', path: (ids) => `/api/organizations/${ORG}/roles/${ids.role}/role_memberships/`, scope: 'organization:write', body: { user_uuid: SEED_UUID(3) } },
+  { method: 'DELETE', pattern: '/api/organizations/:org/roles/:role/role_memberships/:id/', path: (ids) => `/api/organizations/${ORG}/roles/${ids.role}/role_memberships/${ids.roleMember}/`, scope: 'organization:write' },
+  { method: 'GET', pattern: '/api/organizations/:org/members/', path: () => `/api/organizations/${ORG}/members/`, scope: 'organization_member:read' },
+  { method: 'PATCH', pattern: '/api/organizations/:org/members/:user/', path: () => `/api/organizations/${ORG}/members/${SEED_UUID(2)}/`, scope: 'organization_member:write', body: { level: 8 } },
+  { method: 'DELETE', pattern: '/api/organizations/:org/members/:user/', path: () => `/api/organizations/${ORG}/members/${SEED_UUID(2)}/`, scope: 'organization_member:write' },
+  { method: 'GET', pattern: '/api/organizations/:org/invites/', path: () => `/api/organizations/${ORG}/invites/`, scope: 'organization_member:read' },
+  { method: 'POST', pattern: '/api/organizations/:org/invites/', path: () => `/api/organizations/${ORG}/invites/`, scope: 'organization_member:write', body: { target_email: 'new@example.com', level: 1 } },
+  { method: 'DELETE', pattern: '/api/organizations/:org/invites/:id/', path: (ids) => `/api/organizations/${ORG}/invites/${ids.invite}/`, scope: 'organization_member:write' },
+  ...([['access_controls', { access_level: 'member' }], ['resource_access_controls', { resource: 'feature_flag', access_level: 'viewer' }]] as const).flatMap(([name, body]): Endpoint[] => [
+    { method: 'GET', pattern: `/api/projects/:project/${name}/`, path: () => `/api/projects/${PROJECT}/${name}/`, scope: 'access_control:read' },
+    { method: 'PUT', pattern: `/api/projects/:project/${name}/`, path: () => `/api/projects/${PROJECT}/${name}/`, scope: 'access_control:write', body },
+  ]),
+  { method: 'POST', pattern: '/api/organizations/:org/projects/', path: () => `/api/organizations/${ORG}/projects/`, scope: 'project:write', body: { name: 'Created' } },
   { method: 'GET', pattern: '/api/organizations/:org/roles/', path: () => `/api/organizations/${ORG}/roles/`, scope: 'organization:read' },
   { method: 'POST', pattern: '/api/organizations/:org/roles/', path: () => `/api/organizations/${ORG}/roles/`, scope: 'organization:write', body: { name: 'New role' } },
   { method: 'GET', pattern: '/api/organizations/:org/roles/:id/', path: (ids) => `/api/organizations/${ORG}/roles/${ids.role}/`, scope: 'organization:read' },
@@ -171,8 +187,10 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
         hog_functions: [{ name: 'Hook', type: 'destination', template_id: 'template-webhook', inputs: { url: { value: 'https://hooks.example.com/x' } } }],
       }],
       proxy_records: [{ domain: 'e.example.com', status: 'valid' }],
-      roles: [{ name: 'Support' }],
+      roles: [{ name: 'Support', members: ['mia@example.com'] }],
+      invites: [{ email: 'invited@example.com' }],
     }],
+    users: [{ first_name: 'Mia', email: 'mia@example.com', level: 'member' }, { first_name: 'Ron', email: 'ron@example.com', level: 'member' }],
     keys,
   };
   let sandbox: SandboxHandle;
@@ -192,7 +210,10 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
       cohort: (await first(`/api/projects/${PROJECT}/cohorts/`)).id as number,
       action: (await first(`/api/projects/${PROJECT}/actions/`)).id as number,
       hog: String((await first(`/api/projects/${PROJECT}/hog_functions/`)).id),
+      roleMember: '',
+      invite: String((await first(`/api/organizations/${ORG}/invites/`)).id),
     };
+    ids.roleMember = String((await first(`/api/organizations/${ORG}/roles/${ids.role}/role_memberships/`)).id);
     ids.approve = ((await admin.patch(`${flags}${ids.flag}/`, { active: false })).body as { change_request_id: string }).change_request_id;
     ids.reject = ((await admin.patch(`${flags}${ids.flag}/`, { filters: { groups: [{ properties: [], rollout_percentage: 60 }] } })).body as { change_request_id: string }).change_request_id;
   });
