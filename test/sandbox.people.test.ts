@@ -2,6 +2,9 @@
 // sandbox clock, replacement, acceptance through /_sandbox/accept-invite/), role memberships,
 // a project's access controls, and project creation, with the real API's answers and refusals.
 import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { api, inProcessSandbox, stopAllSandboxes, type Api } from './support/sandbox.js';
 import { schemaErrors } from './support/openapi.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
@@ -49,6 +52,25 @@ afterEach(stopAllSandboxes);
 
 const members = async (c: Api, org = ORG) => ((await c.get(`/api/organizations/${org}/members/`)).body as Page);
 const memberOf = async (uuid: string, org = ORG) => (await members(owner, org)).results.find((m) => (m.user as Rec).uuid === uuid) as Rec;
+
+describe('sandbox memberships in old states', () => {
+  it('a state file without memberships has every user in every organization, as before; they persist once derived', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hogsync-people-'));
+    const statePath = join(dir, 'state.json');
+    await start({ ...seed, organizations: [{ id: ORG }, { id: OTHER }] });
+    const state = sb.store.snapshot();
+    delete state.memberships;
+    writeFileSync(statePath, JSON.stringify(state));
+    await stopAllSandboxes();
+    sb = await inProcessSandbox({ statePath });
+    owner = api(sb.baseUrl, state.primary_key);
+    for (const org of [ORG, OTHER]) expect((await members(owner, org)).results.map((m) => [(m.user as Rec).email, m.level]).sort()).toEqual([
+      ['ada@example.com', 8], ['bob@example.com', 1], ['cat@example.com', 1], ['owen@example.com', 15], ['sandbox@hogsync.dev', 15]]);
+    expect((await owner.delete(`${O}/members/${CAT}/`)).status).toBe(204);
+    await stopAllSandboxes();
+    expect((JSON.parse(readFileSync(statePath, 'utf8')) as { memberships: unknown[] }).memberships).toHaveLength(9);
+  });
+});
 
 describe('sandbox members', () => {
   it('lists members per organization, paginated, in the real shape; a seed may name an organization\'s members', async () => {
