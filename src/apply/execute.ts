@@ -12,7 +12,7 @@ import { ADVICE_401, adviceFor403, againHelps } from '../http/advice.js';
 import type { ApiPort } from '../http/port.js';
 import { orderPairs } from '../plan/change-order.js';
 import { fillDeferred, holdsDeferred } from '../plan/references.js';
-import type { Action, Change, Execution, PlanResult } from '../plan/types.js';
+import { addressOf, type Action, type Change, type Execution, type PlanResult } from '../plan/types.js';
 import { mapLimit } from '../util/map-limit.js';
 import { orderWaves } from './order.js';
 
@@ -127,10 +127,18 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
       const blocker = change.action === 'create' ? failedDeletes.has(conflictKey(execution)) : false;
       if (blocker) return finish({ address: change.address, action: change.action, status: 'skipped', error: 'the delete that frees its key failed' });
       let run = execution;
+      // An item of a parent this apply created (a new role's members): the parent's new id.
+      const parent = execution.scope.parent;
+      if (parent && parent.id === null) {
+        const parentAddress = addressOf(parent.kind, execution.scope.organization, parent.key);
+        const id = createdIds.get(parentAddress);
+        if (id === undefined) return finish({ address: change.address, action: change.action, status: 'skipped', error: `not started: its ${parent.kind.replace(/_/g, ' ')} ${parent.key} was not created` });
+        run = { ...run, scope: { ...execution.scope, parent: { ...parent, id } } };
+      }
       if (holdsDeferred(execution.values)) {
         const filled = fillDeferred(execution.values, createdIds);
         if (filled.missing !== undefined) return finish({ address: change.address, action: change.action, status: 'skipped', error: `not started: it refers to ${filled.missing}, which was not created` });
-        run = { ...execution, values: filled.value as Record<string, unknown> };
+        run = { ...run, values: filled.value as Record<string, unknown> };
         sent.set(change.address, run.values);
       }
       options.onStart?.(change, ++started, total);
@@ -206,7 +214,8 @@ async function executeOne(change: Change, execution: Execution, api: ApiPort): P
   const kind = execution.kind;
   try {
     const call = callFor(change, execution);
-    const okStatuses = change.action === 'create' ? [...kind.createStatuses] : change.action === 'delete' && call.method === 'DELETE' ? [...kind.deleteStatuses] : [200];
+    // A delete made by another method (a flag's PATCH deleted, an access rule's PUT null) may also answer 200.
+    const okStatuses = change.action === 'create' ? [...kind.createStatuses] : change.action === 'delete' ? [...kind.deleteStatuses, ...(call.method === 'DELETE' ? [] : [200])] : [200];
     // 409 is read here: a change held for approval, or a conflict with a concurrent edit.
     const { status, body } = await api.request<LiveRecord | null>(call.method, call.path, { body: call.body, okStatuses: [...okStatuses, 409] });
     if (status === 409) return { outcome: conflictOutcome(change, call, body), networkError: false };

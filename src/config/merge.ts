@@ -64,14 +64,16 @@ export function itemAddressKey(item: Pick<DesiredItem, 'project' | 'parent' | 'k
 /**
  * The entries of a child list as the kind writes them: a list of mappings, or (kinds whose
  * items are only their identity, a role's members) a list of identities, each becoming
- * `{identityField: value}` at the list item's own position.
+ * `{identityField: value}` at the list item's own position, or (kinds written another way, a
+ * project's access rules) what the kind's `entriesOf` makes of it, each at its own place.
  */
-function childEntries(kind: ResourceKind, value: unknown): Array<{ entry: Obj; pointer: number | undefined }> {
+function childEntries(kind: ResourceKind, value: unknown): Array<{ entry: Obj; path: ReadonlyArray<string | number> }> {
+  if (kind.entriesOf) return kind.entriesOf(value).map(({ entry, path }) => ({ entry: { ...entry, [IDENTITY_AT]: true }, path }));
   if (!Array.isArray(value)) return [];
-  const out: Array<{ entry: Obj; pointer: number | undefined }> = [];
+  const out: Array<{ entry: Obj; path: ReadonlyArray<string | number> }> = [];
   value.forEach((v, i) => {
-    if (isObj(v)) out.push({ entry: v, pointer: i });
-    else if (kind.identityList && (typeof v === 'string' || typeof v === 'number')) out.push({ entry: { [kind.identityField]: v, [IDENTITY_AT]: true }, pointer: i });
+    if (isObj(v)) out.push({ entry: v, path: [i] });
+    else if (kind.identityList && (typeof v === 'string' || typeof v === 'number')) out.push({ entry: { [kind.identityField]: v, [IDENTITY_AT]: true }, path: [i] });
   });
   return out;
 }
@@ -98,8 +100,9 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
 
   const orgKinds = kinds.filter((k) => k.parent === 'organization');
   const childKindsOf = (kind: ResourceKind) => kinds.filter((c) => c.parent === kind.name);
-  // Kinds that hold other kinds (projects hold feature flags) may repeat as references.
   const isParent = (kind: ResourceKind) => childKindsOf(kind).length > 0;
+  // Projects, which hold other kinds (feature flags), may repeat as references: their id and those lists.
+  const repeats = (kind: ResourceKind) => kind.projectKind === true && isParent(kind);
 
   for (const f of files) {
     const root = f.data;
@@ -161,7 +164,7 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
         st.org.items.push(item);
         return true;
       }
-      if (isParent(kind) && (reference || first.reference)) {
+      if (repeats(kind) && (reference || first.reference)) {
         // A reference adds nothing; a full declaration after references takes the item's fields.
         if (!reference) {
           first.item.fields = item.fields;
@@ -180,7 +183,7 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
       const shownKey = itemAddressKey(item);
       // Say why two different spellings are the same item (role names ignore case).
       const caseNote = first.item.key !== item.key ? ` (${label} ${kind.identityField}s ignore case: "${first.item.key}" and "${item.key}")` : '';
-      const hint = isParent(kind) ? `; a ${label} may repeat only as \`${kind.identityField}\` plus the lists of what it holds (${childKindsOf(kind).map((c) => c.configKey).join(', ')})` : '';
+      const hint = repeats(kind) ? `; a ${label} may repeat only as \`${kind.identityField}\` plus the lists of what it holds (${childKindsOf(kind).map((c) => c.configKey).join(', ')})` : '';
       problems.push({
         position: item.position,
         message: `${label} "${shownKey}" is declared twice: ${formatPosition(first.where)} and ${formatPosition(item.position)}${caseNote}${hint}`,
@@ -198,7 +201,7 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
         if (!item) return;
         const childKinds = childKindsOf(kind);
         const children = childKinds.filter((c) => entry[c.configKey] !== undefined && entry[c.configKey] !== null);
-        const reference = isParent(kind) && Object.keys(entry).every((k) => k === kind.identityField || childKinds.some((c) => c.configKey === k));
+        const reference = repeats(kind) && Object.keys(entry).every((k) => k === kind.identityField || childKinds.some((c) => c.configKey === k));
         add(kind, item, reference);
         if (!isParent(kind)) return;
 
@@ -221,8 +224,12 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
           const childPointerBase = childPointer(pointer, child.configKey);
           const entries = childEntries(child, entry[child.configKey]);
           if (entries.length > 0 && !childrenOf.has(inOrg)) childrenOf.set(inOrg, { child, where: pos(childPointerBase) });
-          for (const { entry: childEntry, pointer: sub } of entries) {
-            const childItem = itemOf(child, childEntry, sub === undefined ? childPointerBase : childPointer(childPointerBase, sub), at);
+          // A whole list (a role's members) is declared even when empty: it then removes every live one.
+          if (child.wholeList && item.ensure === 'present') {
+            (st.org.wholeLists ??= {})[`${child.name}|${at.parent ? `${at.parent.kind}:${at.parent.key.toLowerCase()}` : String(at.project)}`] = pos(childPointerBase);
+          }
+          for (const { entry: childEntry, path } of entries) {
+            const childItem = itemOf(child, childEntry, path.reduce<string>((p, step) => childPointer(p, step), childPointerBase), at);
             if (childItem) add(child, childItem, false);
           }
         }

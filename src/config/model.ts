@@ -52,6 +52,11 @@ export interface DesiredOrganization {
   prune: PruneSettings;
   /** Where each `prune` key that is true was first set to true. */
   pruneAt?: Partial<Record<keyof PruneSettings, FilePosition>>;
+  /**
+   * Whole lists a parent declares (kinds with `wholeList`, a role's `members`), even empty:
+   * `KIND|SCOPE KEY` → where the list is written. Live items they leave out are deleted.
+   */
+  wholeLists?: Record<string, FilePosition>;
   /** Project aliases (`alias`) → the project's key (its id as a string). */
   aliases?: Record<string, string>;
 }

@@ -127,7 +127,8 @@ function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kin
       : { organization: scope.organization, project: scope.project, parent: { kind: kind.name, key: display, id: kind.liveId(record) } };
     const children = kinds.filter((c) => c.parent === kind.name)
       .map((child) => ({ kind: child, entries: entriesOf(live, child, childScope, kinds, allFields, selected, names) }));
-    return { kind, record, address: addressOf(kind.name, scope.organization, key), key, data, children, notes: [], dropped: false, secrets: [] };
+    const note = kind.exportNote?.(record);
+    return { kind, record, address: addressOf(kind.name, scope.organization, key), key, data, children, notes: note === undefined ? [] : [note], dropped: false, secrets: [] };
   });
   // A kind not asked for holds the asked-for kinds: written as references, only where it holds some.
   return selected.has(kind.name) ? entries : entries.filter((e) => e.children.some((g) => g.entries.length > 0));
@@ -140,6 +141,17 @@ function assemble(organization: string, groups: Group[], dataOf: (e: Entry) => R
   const place = (group: Group, at: (string | number)[], into: Record<string, unknown>): void => {
     const kept = group.entries.filter((e) => !e.dropped);
     if (kept.length === 0) return;
+    const { kind } = group;
+    // Items written another way than a list of mappings: a list of identities (a role's
+    // members), or the kind's own form (a project's access rules).
+    if (kind.identityList || kind.writeEntries) {
+      const written = kind.writeEntries
+        ? kind.writeEntries(kept.map(dataOf))
+        : { value: kept.map((e) => e.data[kind.identityField]), paths: kept.map((_, i) => [i]) };
+      into[kind.configKey] = written.value;
+      kept.forEach((item, i) => items.push({ path: [...at, kind.configKey, ...(written.paths[i] ?? [])], item }));
+      return;
+    }
     into[group.kind.configKey] = kept.map((entry, i) => {
       const path = [...at, group.kind.configKey, i];
       const data = { ...dataOf(entry) };

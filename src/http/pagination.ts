@@ -50,6 +50,12 @@ export function listMeta(items: readonly unknown[]): Record<string, unknown> | u
   return (items as { [LIST_META]?: Record<string, unknown> })[LIST_META];
 }
 
+/** Items with what their list said besides them (listMeta reads it back). */
+export function withListMeta<T>(items: T[], meta: Record<string, unknown> | undefined): T[] {
+  if (meta) Object.defineProperty(items, LIST_META, { value: meta, enumerable: false, configurable: true });
+  return items;
+}
+
 function metaOf(body: unknown): Record<string, unknown> | undefined {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const entries = Object.entries(body).filter(([k]) => !ENVELOPE_KEYS.has(k));
@@ -62,8 +68,7 @@ export async function collectPages<T>(first: URL, source: PageSource): Promise<T
   for (let read = 1; read <= MAX_READS; read++) {
     const result = await readOnce(first, source, (p) => { path = p; });
     if (result.inconsistency === undefined) {
-      if (result.meta) Object.defineProperty(result.items, LIST_META, { value: result.meta, enumerable: false });
-      return result.items as T[];
+      return withListMeta(result.items, result.meta) as T[];
     }
     why = result.inconsistency;
   }

@@ -3,7 +3,7 @@
 // says whether the request can have reached the server (which decides if it may be replayed).
 import type { Dispatcher } from 'undici';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 export interface RawResponse {
   status: number;

@@ -17,6 +17,8 @@ export interface LiveState {
   find(kind: ResourceKind, scope: Scope): LiveRecord[] | undefined;
   /** What the collection's list said besides its records, if anything. */
   metaOf?(kind: ResourceKind, scope: Scope): Record<string, unknown> | undefined;
+  /** The scope the collection was read in: with its parent's id where the reader found it (a role's memberships). */
+  scopeOf?(kind: ResourceKind, scope: Scope): Scope | undefined;
 }
 
 export function collectionKey(kind: ResourceKind, scope: Scope): string {
@@ -27,8 +29,10 @@ export function collectionKey(kind: ResourceKind, scope: Scope): string {
 export function liveStateOf(collections: LiveCollection[]): LiveState {
   const index = new Map<string, LiveRecord[]>();
   const metas = new Map<string, Record<string, unknown>>();
+  const scopes = new Map<string, Scope>();
   for (const c of collections) {
     const key = collectionKey(c.kind, c.scope);
+    if (c.scope.parent?.id != null || !scopes.has(key)) scopes.set(key, c.scope);
     if (c.meta && !metas.has(key)) metas.set(key, c.meta);
     const known = index.get(key);
     if (!known) {
@@ -38,7 +42,12 @@ export function liveStateOf(collections: LiveCollection[]): LiveState {
     const ids = new Set(known.map((r) => String(c.kind.liveId(r))));
     index.set(key, [...known, ...c.records.filter((r) => !ids.has(String(c.kind.liveId(r))))]);
   }
-  return { collections, find: (kind, scope) => index.get(collectionKey(kind, scope)), metaOf: (kind, scope) => metas.get(collectionKey(kind, scope)) };
+  return {
+    collections,
+    find: (kind, scope) => index.get(collectionKey(kind, scope)),
+    metaOf: (kind, scope) => metas.get(collectionKey(kind, scope)),
+    scopeOf: (kind, scope) => scopes.get(collectionKey(kind, scope)),
+  };
 }
 
 /** Live state with more collections read. */

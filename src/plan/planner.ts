@@ -3,7 +3,7 @@
 import { hash } from 'node:crypto';
 import type { DesiredItem, DesiredOrganization, DesiredState } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
-import { identityFieldsOf, identityOf, keyInScope, labelOf, parentKeyOf, type HeldBy, type HoldView, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
+import { identityFieldsOf, identityOf, keyInScope, labelOf, parentKeyOf, type Companions, type HeldBy, type HoldView, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, kindByName, type Kinds } from '../resources/registry.js';
 import type { LiveState } from './live.js';
 import { canonicalJson, dropServerKeys, mergedUpdate, RULES, sameField, serverKeysOf } from './normalize.js';
@@ -15,8 +15,8 @@ import { declaredAt } from '../config/shared.js';
 import { itemAddressKey } from '../config/merge.js';
 import type { FilePosition } from '../errors.js';
 import { targetsOfPlan } from './targeting.js';
-import { holdsDeferred, ReferenceIndex } from './references.js';
-import { itemsIn, lookupScopes, plannedScopes, pruned } from './scopes.js';
+import { Deferred, holdsDeferred, ReferenceIndex } from './references.js';
+import { itemsIn, lookupScopes, plannedScopes, pruned, wholeListAt } from './scopes.js';
 import { findCycle } from '../util/find-cycle.js';
 
 export interface PlanOptions {
@@ -165,9 +165,23 @@ export class PlanBuilder {
     // Kinds the files only refer to by name, where they plan none: known for resolving, never listed.
     for (const { kind, scope } of unit.lookups) state.refs.register(kind, scope, [], live.find(kind, scope)?.filter((r) => !kind.isGone(r)));
     for (const { kind, scope } of unit.scopes) {
-      const out = this.planScope(state, kind, scope, live);
+      // The scope as read: with its parent's id where the reader found one (a role's memberships).
+      const out = this.planScope(state, kind, live.scopeOf?.(kind, scope) ?? scope, live);
       state.slots.set(`${this.kinds.indexOf(kind)}|${parentKeyOf(scope) ?? ''}`, out);
     }
+  }
+
+  private readonly declaredSets = new WeakMap<DesiredOrganization, Set<string>>();
+
+  /** Whether the files declare an item of a kind present in the organization (what a kind's prepareCreate may ask). */
+  private declaredIn(org: DesiredOrganization): (kind: string, key: string) => boolean {
+    let set = this.declaredSets.get(org);
+    if (!set) {
+      set = new Set(org.items.filter((i) => i.ensure === 'present').map((i) => `${i.kind}|${kindByName(i.kind, this.kinds).matchKey(i.key)}`));
+      this.declaredSets.set(org, set);
+    }
+    const found = set;
+    return (kind, key) => found.has(`${kind}|${kindByName(kind, this.kinds).matchKey(key)}`);
   }
 
   private absent(kind: ResourceKind): (field: string) => void {
@@ -226,15 +240,56 @@ export class PlanBuilder {
       planned.push({ item, address, record });
     }
     const ranks = kind.orderedBy ? ranksOf(kind.orderedBy, items) : undefined;
+    const companions = (live.metaOf?.(kind, scope)?.companions ?? {}) as Companions;
+    // A parent the plan creates (a new role): its items are created after it, with the id it gets.
+    const parentFirst = scope.parent && scope.parent.id === null ? [addressOf(scope.parent.kind, org.id, scope.parent.key)] : [];
+    const fail = (message: string, item: DesiredItem) => { out.error ??= new HogsyncError('config', message, { position: item.position }); };
     for (const { item, address, record } of planned) {
       const resolved = item.ensure === 'present' ? refs.resolveFields(kind, scope, item) : { fields: item.fields, after: [] };
       const rank = ranks?.get(item);
       if (rank !== undefined && kind.orderedBy) resolved.fields = { ...resolved.fields, [kind.orderedBy.field]: rank };
       out.managed.push({ address, digest: itemDigest(kind, address, item, record, resolved.fields) });
+      // An item that waits (an open invite, a member still to accept one): a note, neither a change nor drift.
+      const pending = record && item.ensure === 'present' ? kind.pendingNote?.(record) : undefined;
+      if (pending !== undefined) {
+        out.checks.push(`${address}: ${pending}`);
+        out.unchanged++;
+        continue;
+      }
+      const createdFirst: string[] = [];
+      const prepared = !record && item.ensure === 'present' && kind.canCreate ? kind.prepareCreate?.(item.key, {
+        companions,
+        declared: this.declaredIn(org),
+        createdId: (of, key) => {
+          const target = kindByName(of, this.kinds);
+          const declared = org.items.find((i) => i.kind === of && i.parent === undefined && i.ensure === 'present' && target.matchKey(i.key) === target.matchKey(key));
+          if (!declared) return undefined;
+          const address = addressOf(of, org.id, declared.key);
+          createdFirst.push(address);
+          return new Deferred(address, 'string');
+        },
+      }) : undefined;
+      if (prepared && 'wait' in prepared) {
+        out.checks.push(`${address}: ${prepared.wait}`);
+        continue;
+      }
+      if (prepared && 'error' in prepared) {
+        fail(prepared.error, item);
+        continue;
+      }
       const change = diffItem(kind, scope, address, item, record, resolved.fields, refs, this.absent(kind));
       if (change === 'missing') this.missing.push(item);
       else if (change === null) out.unchanged++;
-      else out.changes.push({ ...change, after: resolved.after });
+      else {
+        const protectedBecause = record ? kind.protects?.(record, companions) : undefined;
+        if (protectedBecause !== undefined) {
+          fail(`${labelOf(kind)} "${item.key}" ${protectedBecause}: hogsync never ${change.change.action === 'delete' ? 'removes' : 'changes'} it, `
+            + `whatever the files say; ${change.change.action === 'delete' ? 'remove ensure: absent' : `remove the ${change.change.fields.map((f) => f.path).join(', ')} it asks for`}`, item);
+          continue;
+        }
+        if (prepared) change.execution.values = { ...change.execution.values, ...prepared.values };
+        out.changes.push({ ...change, after: [...parentFirst, ...createdFirst, ...resolved.after] });
+      }
     }
     if (kind.listsUnmanaged !== false) {
       const unmatched = records.filter((r) => !matched.has(r));
@@ -242,11 +297,14 @@ export class PlanBuilder {
         const address = addressOf(kind.name, org.id, keyInScope(scope, key));
         if (targets && !targets.matches(address)) continue;
         const held = heldBy(record);
-        // A record a declared item replaces (a hog function whose type changed) goes, pruned or not.
+        // A record a declared item replaces (a hog function whose type changed) goes, pruned or not;
+        // so does one a whole list leaves out (a role's members).
         const replaced = kind.replacedBy?.(record, holdItems(items)) === true;
-        if ((pruned(kind, org) || replaced) && kind.canDelete !== false && held.length === 0) {
+        const whole = wholeListAt(kind, org, scope);
+        const owned = pruned(kind, org) || replaced || whole !== undefined;
+        if (owned && kind.canDelete !== false && held.length === 0 && kind.protects?.(record, companions) === undefined) {
           out.managed.push({ address, digest: itemDigest(kind, address, undefined, record) });
-          const pruneAt = org.pruneAt?.[kind.configKey];
+          const pruneAt = whole ?? org.pruneAt?.[kind.configKey];
           out.changes.push({
             change: {
               address, kind: kind.name, organization: org.id, project: scope.project, key: keyInScope(scope, key), action: 'delete', fields: [],

@@ -4,6 +4,7 @@
 // planned not (their items are neither listed nor pruned). The reads (src/state/targets.ts),
 // the planner and the kinds' checks all ask here, so they always agree.
 import type { DesiredItem, DesiredOrganization } from '../config/model.js';
+import type { FilePosition } from '../errors.js';
 import type { ResourceKind, Scope } from '../resources/kind.js';
 import type { Kinds } from '../resources/registry.js';
 
@@ -66,17 +67,23 @@ function parentScopes(kind: ResourceKind, org: DesiredOrganization, kinds: Kinds
     .filter((i) => i.kind === parent.name && i.ensure === 'present')
     .map((i) => (parent.projectKind
       ? { organization: org.id, project: Number(i.key) }
-      : { organization: org.id, project: i.project, parent: { kind: parent.name, key: i.key, id: null } }));
+      : { organization: org.id, project: i.project, parent: { kind: parent.name, key: i.key, id: null, ...(i.renamedFrom !== undefined ? { formerKey: i.renamedFrom } : {}) } }));
 }
 
 /** The collections of a kind that a plan covers: where the files declare the kind, or `prune` owns it. */
 export function plannedScopes(kind: ResourceKind, org: DesiredOrganization, kinds: Kinds): Scope[] {
   const index = indexOf(org);
   const owned = pruned(kind, org);
-  if (!owned && !index.declared.has(kind.name)) return [];
+  const whole = kind.wholeList ? org.wholeLists : undefined;
+  if (!owned && !index.declared.has(kind.name) && !whole) return [];
   if (kind.parent === 'organization') return [{ organization: org.id, project: null }];
   const scopes = parentScopes(kind, org, kinds);
-  return owned ? scopes : scopes.filter((s) => index.byScope.has(`${kind.name}|${scopeKey(s)}`));
+  return owned ? scopes : scopes.filter((s) => index.byScope.has(`${kind.name}|${scopeKey(s)}`) || wholeListAt(kind, org, s) !== undefined);
+}
+
+/** Where the files declare the kind's whole list in this scope (a role's `members`), if they do. */
+export function wholeListAt(kind: ResourceKind, org: DesiredOrganization, scope: Scope): FilePosition | undefined {
+  return kind.wholeList ? org.wholeLists?.[`${kind.name}|${scopeKey(scope)}`] : undefined;
 }
 
 /**

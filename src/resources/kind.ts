@@ -44,7 +44,13 @@ export type MergeDepth = 'top' | 'nested';
  */
 export interface Scope { organization: string; project: number | null; parent?: ParentRef }
 
-export interface ParentRef { kind: KindName; key: string; id: string | number | null }
+export interface ParentRef {
+  kind: KindName;
+  key: string;
+  id: string | number | null;
+  /** The parent's previous identity (`renamed_from`): its live record may still hold that one. */
+  formerKey?: string;
+}
 
 /** The part of an item's address that names its parent: `111` (a project), `Engineers` (a role), null for the organization. */
 export function parentKeyOf(scope: Scope): string | null {
@@ -74,7 +80,7 @@ export interface ReferenceSite {
   as?: 'number' | 'string';
 }
 
-export interface HttpCall { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string; body?: Record<string, unknown> }
+export interface HttpCall { method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'; path: string; body?: Record<string, unknown> }
 
 export type LiveRecord = Record<string, unknown>;
 
@@ -211,6 +217,50 @@ export interface CreatedReport {
   notes: string[];
 }
 
+/**
+ * A list read beside a kind's own, whose answer the kind needs to name or write its items (an
+ * organization's invites beside its members; its members and roles, to name access grants by
+ * email and role name). Read once per run by path, whoever asks; its answer reaches the kind's
+ * `combine` and, under `meta.companions`, its hooks. `one`: a single object, not a list.
+ */
+export interface CompanionRead {
+  name: string;
+  path: string;
+  one?: boolean;
+  /** A key without the scope to read it (403) still plans: the answer is then undefined. */
+  optional?: boolean;
+}
+
+/** What a kind's hooks see of its companions' answers (CompanionRead), by name. */
+export type Companions = Readonly<Record<string, unknown>>;
+
+/** What a kind decides for a declared item that has no live record yet (see ResourceKind.prepareCreate). */
+export type PreparedCreate =
+  | { values: Record<string, unknown> }
+  /** Neither a change nor drift: a note saying what it waits for. */
+  | { wait: string }
+  /** A plan error at the item's line. */
+  | { error: string };
+
+/** What a kind's prepareCreate sees besides the item. */
+export interface PrepareContext {
+  companions: Companions;
+  /** Whether the files declare an item of a kind present in the organization. */
+  declared(kind: KindName, key: string): boolean;
+  /**
+   * The id of an organization-level item of a kind that this plan creates (a new role), as a
+   * value apply fills in once it is created; undefined when the plan creates no such item.
+   */
+  createdId(kind: KindName, key: string): unknown;
+}
+
+/** An entry of a kind's list as a file writes it, where the list is not a list (see ResourceKind.entriesOf). */
+export interface WrittenEntry {
+  entry: Record<string, unknown>;
+  /** Keys below the kind's key in its parent (`['roles', 'Engineers']`): where the entry is written. */
+  path: ReadonlyArray<string | number>;
+}
+
 export interface ResourceKind {
   readonly name: KindName;
   /** How messages name one item of the kind ("proxy record"); default: the name without underscores. */
@@ -295,6 +345,54 @@ export interface ResourceKind {
    * and the new one is created). Such a record is planned for deletion, pruned or not.
    */
   replacedBy?(record: LiveRecord, items: ScopeView['items']): boolean;
+  /**
+   * Inside its parent, the kind's items are written some other way than a list (a project's
+   * `access`: a mapping of rules): the entries it stands for. Each entry holds the identity
+   * field; `ensure: 'absent'` where the file removes one (a grant written as null).
+   */
+  entriesOf?(value: unknown): WrittenEntry[];
+  /**
+   * With `entriesOf`: the value a file writes for these entries (their identity and fields), and
+   * where each one sits in it (keys below the kind's key), for `export`.
+   */
+  writeEntries?(entries: ReadonlyArray<Record<string, unknown>>): { value: unknown; paths: ReadonlyArray<ReadonlyArray<string | number>> };
+  /** Optional: a line `export` writes above a live item (an owner, whose level files never set). */
+  exportNote?(record: LiveRecord): string | undefined;
+  /**
+   * Where a parent declares the kind's list (even empty), it is the parent's whole list (a role's
+   * members): live items it leaves out are deleted, prune or not.
+   */
+  readonly wholeList?: boolean;
+  /** Lists the kind's hooks need beside its own (see CompanionRead). */
+  companions?(scope: Scope): readonly CompanionRead[];
+  /**
+   * Optional: the kind's live records from its own list's answer and its companions' (an
+   * organization's open invites folded in beside its members, access rules named by role and
+   * email). Runs before records are checked, so it may give them their id and identity.
+   */
+  combine?(records: unknown[], companions: Companions): unknown[];
+  /**
+   * The list answers one object whose field holds every record, unpaginated (access controls:
+   * `{"access_controls": [...]}`).
+   */
+  readonly listField?: string;
+  /**
+   * Optional: why a live record is never changed or removed by hogsync (an owner, the key's own
+   * user), or undefined. A file asking to change or remove it is a plan error at its line; prune
+   * leaves it unmanaged.
+   */
+  protects?(record: LiveRecord, companions: Companions): string | undefined;
+  /**
+   * Optional: why a live record stands for its declared item without being it yet (an open
+   * invite of a member), or undefined: the item waits (a note), neither a change nor drift.
+   */
+  pendingNote?(record: LiveRecord): string | undefined;
+  /**
+   * Optional: for a declared item with no live record, the values its create sends besides the
+   * declared ones (the member's user uuid a role membership is made with), or why it waits (its
+   * member is only invited), or why it cannot be (an email no one has).
+   */
+  prepareCreate?(key: string, context: PrepareContext): PreparedCreate;
   /** Managed fields (everything writable but the identity), usually from the JSON Schema. */
   readonly fields: Readonly<Record<string, FieldSpec>>;
   /**

@@ -6,6 +6,9 @@ import type { KindName, ResourceKind } from './kind.js';
 import { project } from './project/kind.js';
 import { proxyRecord } from './proxy_record/kind.js';
 import { role } from './role/kind.js';
+import { member } from './member/kind.js';
+import { roleMembership } from './role_membership/kind.js';
+import { access } from './access/kind.js';
 import { action } from './action/kind.js';
 import { cohort } from './cohort/kind.js';
 import { featureFlag } from './feature_flag/kind.js';
@@ -14,10 +17,10 @@ import { hogFunction } from './hog_function/kind.js';
 
 /**
  * In the order plans list them and apply creates them; parents before their children, and kinds
- * referred to by name before the kinds that refer to them (actions, then cohorts, then flags;
- * hog functions after actions).
+ * referred to by name before the kinds that refer to them (members, then roles and their
+ * memberships, then project access; actions, then cohorts, then flags; hog functions after actions).
  */
-export const KINDS: readonly ResourceKind[] = [project, proxyRecord, role, action, cohort, featureFlag, hogFunction, eventDefinition];
+export const KINDS: readonly ResourceKind[] = [project, proxyRecord, member, role, roleMembership, access, action, cohort, featureFlag, hogFunction, eventDefinition];
 
 export type Kinds = readonly ResourceKind[];
 

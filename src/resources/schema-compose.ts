@@ -75,7 +75,7 @@ export function composeSchema(base: Node, kinds: readonly ComposedKind[], fragme
       const parent = byName.get(kind.parent);
       const parentDef = parent ? defs[parent.name] : undefined;
       if (!parent || !parentDef) throw new Error(`${kind.name}: its parent ${kind.parent} must come first in the registry`);
-      const nested: Node = list.schema ? clone(list.schema) : { type: 'array', items: { ...items, required: [kind.identityField] }, description: list.description };
+      const nested: Node = list.schema ? { ...clone(list.schema), 'x-kind': kind.name } : { type: 'array', items: { ...items, required: [kind.identityField] }, description: list.description };
       if (kind.shared) {
         (nested.items as Node).propertyNames = {
           not: { enum: ['projects', 'overrides'] },

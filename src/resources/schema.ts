@@ -37,6 +37,8 @@ export interface SchemaNode {
   'x-create-only'?: boolean;
   /** Why a field the API still returns may no longer be written: validate warns, export leaves it out. */
   'x-deprecated'?: string;
+  /** The items of another kind, written some other way than a list of items with `ensure` (a role's members). */
+  'x-kind'?: string;
   /** What the API does with a key this (closed) mapping does not know, for the message about it. */
   'x-unknown'?: string;
   /** What the API does when this field is left out (`would roll out to 100 % of users`), said beside a misspelt key. */
@@ -76,7 +78,8 @@ export function fieldsFromSchema(def: string, exclude: readonly string[]): Recor
   if (!node?.properties) throw new Error(`schema has no $defs.${def}`);
   const fields: Record<string, FieldSpec> = {};
   for (const [name, prop] of Object.entries(node.properties)) {
-    if (name === 'ensure' || exclude.includes(name) || prop['x-config-only'] === true) continue;
+    // A list written another way than items with `ensure` (a role's members) names its kind.
+    if (name === 'ensure' || exclude.includes(name) || prop['x-config-only'] === true || prop['x-kind'] !== undefined) continue;
     const itemDef = defs[refName(prop.items?.$ref) ?? ''];
     if (itemDef?.properties && 'ensure' in itemDef.properties) continue;
     const target = prop.$ref ? defs[refName(prop.$ref) ?? ''] ?? prop : prop;

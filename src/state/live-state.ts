@@ -4,10 +4,10 @@
 // outside: src/state/targets.ts for a plan, reread.ts after apply, workspace.ts for export.
 import type { DesiredState } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
-import { listMeta } from '../http/pagination.js';
+import { listMeta, withListMeta } from '../http/pagination.js';
 import type { ApiPort } from '../http/port.js';
 import { liveStateOf, type LiveCollection, type LiveState } from '../plan/live.js';
-import type { LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
+import type { Companions, CompanionRead, LiveRecord, ParentRef, ResourceKind, Scope } from '../resources/kind.js';
 import type { Kinds } from '../resources/registry.js';
 import { mapLimit } from '../util/map-limit.js';
 import { plannedReads, type CollectionRead } from './targets.js';
@@ -34,25 +34,52 @@ export async function readCollections(api: ApiPort, reads: readonly CollectionRe
 /**
  * Reads collections as readCollections does, handing each one to `onCollection` as soon as its
  * last request is answered (while the others are still in flight), in whatever order that is.
+ * Collections whose parent is not a project (a role's memberships) are read once the parent's
+ * list names its id; a parent the API does not have yet (the plan creates it) has none.
  */
-export async function streamCollections(api: ApiPort, reads: readonly CollectionRead[], parallelism: number,
+export async function streamCollections(port: ApiPort, reads: readonly CollectionRead[], parallelism: number,
   onCollection: (read: CollectionRead, collection: LiveCollection) => void): Promise<void> {
+  const api = sharedReads(port);
+  const dependents = reads.filter(needsParentId);
+  const direct = reads.filter((read) => !needsParentId(read));
+  // Each dependent waits for its parent's list: one the reads have, else one read for it alone.
+  const parentLists = new Map<CollectionRead, CollectionRead[]>();
+  const hidden = new Set<CollectionRead>();
+  for (const read of dependents) {
+    const parent = read.scope.parent as ParentRef;
+    let list = direct.find((r) => r.kind.name === parent.kind && r.scope.organization === read.scope.organization && r.scope.project === null && r.list && r.query === undefined)
+      ?? [...parentLists.keys()].find((r) => r.kind.name === parent.kind && r.scope.organization === read.scope.organization);
+    if (!list) {
+      if (!read.parentKind) throw new HogsyncError('internal', `no parent kind for ${read.kind.name} of ${parent.kind} ${parent.key}`);
+      list = { kind: read.parentKind, scope: { organization: read.scope.organization, project: null }, list: true, ids: [] };
+      hidden.add(list);
+    }
+    parentLists.set(list, [...(parentLists.get(list) ?? []), read]);
+  }
+  const all = [...direct, ...hidden];
   type Unit = { read: CollectionRead; id?: string | number; search?: string };
-  const units: Unit[] = reads.flatMap((read) => [
+  const units: Unit[] = all.flatMap((read) => [
     ...(read.list ? [{ read }] : []),
     ...read.ids.map((id) => ({ read, id })),
     ...(read.searches ?? []).map((search) => ({ read, search })),
   ]);
   const pending = new Map<CollectionRead, { left: number; records: LiveRecord[]; meta?: Record<string, unknown> }>();
-  for (const read of reads) pending.set(read, { left: 0, records: [] });
+  for (const read of all) pending.set(read, { left: 0, records: [] });
   for (const unit of units) (pending.get(unit.read) as { left: number }).left++;
+  const children: Array<Promise<void>> = [];
   const finish = (read: CollectionRead) => {
     const p = pending.get(read) as { records: LiveRecord[]; meta?: Record<string, unknown> };
     pending.delete(read);
-    onCollection(read, { kind: read.kind, scope: read.scope, records: p.records, ...(p.meta ? { meta: p.meta } : {}) });
+    const waiting = parentLists.get(read);
+    if (waiting) {
+      const task = readChildren(api, read.kind, p.records, waiting, onCollection);
+      task.catch(() => undefined);
+      children.push(task);
+    }
+    if (!hidden.has(read)) onCollection(read, { kind: read.kind, scope: read.scope, records: p.records, ...(p.meta ? { meta: p.meta } : {}) });
   };
   // A read with nothing to ask (no declared item to search for) is complete at once.
-  for (const read of reads) if ((pending.get(read) as { left: number }).left === 0) finish(read);
+  for (const read of all) if ((pending.get(read) as { left: number }).left === 0) finish(read);
   await mapLimit(units, parallelism, async ({ read, id, search }: Unit) => {
     const missingIsEmpty = read.kind.parent !== 'organization';
     let records: LiveRecord[];
@@ -80,6 +107,37 @@ export async function streamCollections(api: ApiPort, reads: readonly Collection
     const p = pending.get(read) as { left: number; records: LiveRecord[] };
     for (const r of records) p.records.push(r);
     if (--p.left === 0) finish(read);
+  });
+  await Promise.all(children);
+}
+
+function needsParentId(read: CollectionRead): boolean {
+  return read.scope.parent !== undefined && read.scope.parent.id === null;
+}
+
+/**
+ * The collections of parents that are not projects, once the parents' list is in: each read in
+ * its parent's live id (found by the declared name, or the name it had before a rename); a
+ * parent the API does not have yet holds nothing.
+ */
+async function readChildren(api: ApiPort, parentKind: ResourceKind, parents: readonly LiveRecord[], reads: readonly CollectionRead[],
+  onCollection: (read: CollectionRead, collection: LiveCollection) => void): Promise<void> {
+  const byKey = new Map<string, LiveRecord>();
+  for (const r of parents) {
+    if (!parentKind.isGone(r)) byKey.set(parentKind.matchKey(parentKind.displayKey(identityOf(parentKind, r))), r);
+  }
+  await mapLimit(reads, ABRIDGED_PARALLELISM, async (read) => {
+    const parent = read.scope.parent as ParentRef;
+    const record = byKey.get(parentKind.matchKey(parent.key)) ?? (parent.formerKey === undefined ? undefined : byKey.get(parentKind.matchKey(parent.formerKey)));
+    if (!record) {
+      // Nothing to list yet; what its items are made with (members' uuids) is still needed.
+      const companions = read.kind.companions ? await readCompanions(api, read.kind.companions(read.scope)) : undefined;
+      return onCollection(read, { kind: read.kind, scope: read.scope, records: [], ...(companions ? { meta: { companions } } : {}) });
+    }
+    const scope: Scope = { ...read.scope, parent: { ...parent, id: parentKind.liveId(record) } };
+    const records = await listRecords(api, read.kind, scope, true, read.query);
+    const meta = listMeta(records);
+    return onCollection(read, { kind: read.kind, scope, records, ...(meta ? { meta } : {}) });
   });
 }
 
@@ -115,7 +173,13 @@ export async function listRecords(api: ApiPort, kind: ResourceKind, scope: Scope
   const collection = kind.collectionPath(scope);
   const path = query ? `${collection}${collection.includes('?') ? '&' : '?'}${query}` : collection;
   try {
-    const records = checkRecords(kind, path, await api.listAll<unknown>(path));
+    const [listed, companions] = await Promise.all([
+      kind.listField ? fieldList(api, path, kind.listField) : api.listAll<unknown>(path),
+      kind.companions ? readCompanions(api, kind.companions(scope)) : undefined,
+    ]);
+    const meta = listMeta(listed);
+    const records = checkRecords(kind, path, companions && kind.combine ? kind.combine(listed, companions) : listed);
+    if (companions) withListMeta(records, { ...meta, companions });
     if (!kind.abridgedList) return records;
     // The list answers basic fields only: the records compared or written are read again in full
     // (one GET each, a few at a time); one deleted since it was listed is gone.
@@ -126,6 +190,55 @@ export async function listRecords(api: ApiPort, kind: ResourceKind, scope: Scope
     if (scope.project === null && is404(err)) throw new UnknownOrganization(scope.organization, err as HogsyncError);
     throw err;
   }
+}
+
+/** The records of a list answered as one object, unpaginated (`{"access_controls": [...]}`). */
+async function fieldList(api: ApiPort, path: string, field: string): Promise<unknown[]> {
+  const { body } = await api.request<unknown>('GET', path);
+  const list = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)[field] : undefined;
+  if (!Array.isArray(list)) throw new HogsyncError('api', `the API answered without a "${field}" list`, { request: { method: 'GET', path, status: 200 } });
+  return list;
+}
+
+/** The answers of a kind's companion reads, by name. */
+async function readCompanions(api: ApiPort, reads: readonly CompanionRead[]): Promise<Companions> {
+  const answers = await Promise.all(reads.map(async (read) => {
+    try {
+      return read.one ? (await api.request<unknown>('GET', read.path)).body : await api.listAll<unknown>(read.path);
+    } catch (err) {
+      if (read.optional && err instanceof HogsyncError && (err.request?.status === 403 || err.request?.status === 404)) return undefined;
+      throw err;
+    }
+  }));
+  return Object.fromEntries(reads.map((read, i) => [read.name, answers[i]]));
+}
+
+/**
+ * The port a run's reads share: a list (or a GET) that several collections need (an
+ * organization's members, for its members and for each role's memberships) is asked once.
+ */
+export function sharedReads(api: ApiPort): ApiPort {
+  const lists = new Map<string, Promise<unknown[]>>();
+  const gets = new Map<string, Promise<{ status: number; body: unknown }>>();
+  return {
+    listAll: <T>(path: string) => {
+      let found = lists.get(path);
+      if (!found) {
+        found = api.listAll<unknown>(path);
+        lists.set(path, found);
+      }
+      return found as Promise<T[]>;
+    },
+    request: <T>(method: Parameters<ApiPort['request']>[0], path: string, options?: Parameters<ApiPort['request']>[2]) => {
+      if (method !== 'GET' || options !== undefined) return api.request<T>(method, path, options);
+      let found = gets.get(path);
+      if (!found) {
+        found = api.request<unknown>('GET', path);
+        gets.set(path, found);
+      }
+      return found as Promise<{ status: number; body: T }>;
+    },
+  };
 }
 
 /** One record, checked, or null when the API answers 404. */

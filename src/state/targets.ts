@@ -26,6 +26,8 @@ export interface CollectionRead {
    * records are read again in full; undefined reads every listed record in full.
    */
   details?: ReadonlyArray<string | number>;
+  /** Collections of a parent that is not a project (a role's memberships): the parent's kind, whose list names its id. */
+  parentKind?: ResourceKind;
 }
 
 /** Reads of the held-back records (archived flags) of the given collections of a kind. */
@@ -39,7 +41,12 @@ export function plannedReads(desired: DesiredState, kinds: Kinds = KINDS): Colle
   const reads: CollectionRead[] = [];
   for (const org of desired.organizations) {
     for (const kind of kinds) {
+      const parentKind = kinds.find((k) => k.name === kind.parent && !k.projectKind);
       for (const scope of plannedScopes(kind, org, kinds)) {
+        if (parentKind) {
+          reads.push({ kind, scope, list: true, ids: [], parentKind });
+          continue;
+        }
         const keys = kind.read === 'list' ? [] : itemsIn(org, kind, scope).map((i) => i.key);
         // Kinds read one GET per declared item are listed too: the list names the unmanaged ones.
         if (kind.read === 'search') reads.push({ kind, scope, list: false, ids: [], searches: keys });

@@ -2,6 +2,7 @@
 // GET /api/organizations/ lists them (each with its slug), GET /api/organizations/:id/ answers one,
 // and `@current` stands for the key owner's current organization (here: the first it reaches).
 import { canReachOrganization } from '../auth.js';
+import { FEATURES } from '../features.js';
 import { notFound } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import { paginate } from '../pagination.js';
@@ -14,7 +15,7 @@ export function slugOf(org: OrganizationState): string {
 }
 
 function render(org: OrganizationState): JsonObject {
-  return { id: org.id, name: org.name, slug: slugOf(org), membership_level: 15, available_product_features: (org.features ?? []).map((key) => ({ key, name: key })) };
+  return { id: org.id, name: org.name, slug: slugOf(org), membership_level: 15, available_product_features: (org.features ?? FEATURES).map((key) => ({ key, name: key })) };
 }
 
 const reachable = (state: SandboxState, ctx: Parameters<Handler>[0]) => state.organizations.filter((o) => canReachOrganization(ctx.key, o.id));
