@@ -122,15 +122,16 @@ describe('statuses that mean gone, and what a delete takes with it', () => {
     expect((await ws.cli(['plan', path, '--detailed-exitcode'])).code).toBe(0);
   });
 
-  it('every role delete in the plan says that its members and access grants go with it', async () => {
+  it('every role delete in the plan says how many memberships and that its access grants go with it', async () => {
     await start({
-      organizations: [{ id: ORG, roles: [{ name: 'Eng' }, { name: 'Ops' }] }],
+      users: [{ first_name: 'Ann', email: 'ann@example.com' }, { first_name: 'Ben', email: 'ben@example.com' }],
+      organizations: [{ id: ORG, roles: [{ name: 'Eng' }, { name: 'Ops', members: ['ann@example.com', 'ben@example.com'] }] }],
     });
     const path = ws.write('h.yaml', config('roles:\n  - name: Eng\n  - name: Ops\n    ensure: absent\n'));
     const plan = JSON.parse((await ws.cli(['plan', path, '--format', 'json'])).stdout) as { warnings: string[] };
-    expect(plan.warnings).toContain(`role:${ORG}/Ops: deleting a role also removes its members from it and every access grant made through it`);
+    expect(plan.warnings).toContain(`role:${ORG}/Ops: deleting a role also removes its 2 memberships and every access grant made through it`);
     const text = await ws.cli(['plan', path]);
-    expect(text.stdout + text.stderr).toContain('deleting a role also removes its members from it');
+    expect(text.stdout + text.stderr).toContain('deleting a role also removes its 2 memberships');
     await convergesInOneApply(path);
   });
 });

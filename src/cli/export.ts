@@ -1,6 +1,8 @@
 // `hogsync export`: writes the live workspace of one organization (optionally only some of
 // its projects) as configuration YAML, to stdout or atomically to --out, with the variables
 // to set for its secrets on stderr.
+import { labelOf } from '../resources/kind.js';
+import { KINDS } from '../resources/registry.js';
 import { exportWorkspace } from '../usecases/export.js';
 import { printable } from '../util/printable.js';
 import { writeOutFile } from '../util/out-file.js';
@@ -8,7 +10,8 @@ import { terminalObserver } from './context.js';
 import { apiSettings, kindOptions, organizationOption, projectOptions } from './options.js';
 
 function plural(n: number, kind: string): string {
-  const name = kind.replace(/_/g, ' ');
+  const known = KINDS.find((k) => k.name === kind);
+  const name = known ? labelOf(known) : kind.replace(/_/g, ' ');
   return `${n} ${n === 1 ? name : `${name}s`}`;
 }
 

@@ -3,6 +3,7 @@
 import { ConfigErrors, formatConfigErrors, loadConfig } from '../config/load.js';
 import type { DesiredState } from '../config/model.js';
 import { formatPosition, plural } from '../config/problems.js';
+import { labelOf } from '../resources/kind.js';
 import { KINDS } from '../resources/registry.js';
 import { printable } from '../util/printable.js';
 
@@ -10,7 +11,7 @@ import { printable } from '../util/printable.js';
 export function summarize(state: DesiredState): string {
   const counts = KINDS.flatMap((kind) => {
     const n = state.organizations.reduce((sum, org) => sum + org.items.filter((i) => i.kind === kind.name).length, 0);
-    return n > 0 ? [plural(n, kind.name.replace(/_/g, ' '))] : [];
+    return n > 0 ? [plural(n, labelOf(kind))] : [];
   });
   return `${plural(state.sources.length, 'file')} valid: ${[plural(state.organizations.length, 'organization'), ...counts].join(', ')}`;
 }

@@ -404,7 +404,8 @@ export class PlanBuilder {
     };
     plan.fingerprint = fingerprintOf(plan.managed, desired, options.targets);
     const deleteNotes = changes.filter((c) => c.action === 'delete').flatMap((c) => {
-      const note = executions.get(c.address)?.kind.deleteNote;
+      const run = executions.get(c.address);
+      const note = run?.kind.deleteNote?.(run.live);
       return note ? [`${c.address}: ${note}`] : [];
     });
     const notices = [...this.absentFields.values()].map(({ kind, field, items }) =>
@@ -495,13 +496,14 @@ function identityCollision(kind: ResourceKind, scope: Scope, a: LiveRecord, b: L
  * declare present. A plan that breaks either is refused, never applied.
  */
 function assertOneChangePerItem(changes: readonly Change[], executions: ReadonlyMap<string, Execution>, desired: DesiredState, kinds: Kinds, kept: ReadonlySet<string>): void {
-  const matchOf = (kind: ResourceKind, organization: string, project: number | null, key: string) => `${kind.name}|${organization}|${project ?? ''}|${kind.matchKey(key)}`;
+  const matchOf = (kind: ResourceKind, organization: string, project: number | null, parent: string | undefined, key: string) =>
+    `${kind.name}|${organization}|${project ?? ''}|${parent?.toLowerCase() ?? ''}|${kind.matchKey(key)}`;
   const declared = new Set<string>();
   for (const org of desired.organizations) {
     for (const item of org.items) {
       const kind = kinds.find((k) => k.name === item.kind);
       // Identities that repeat in the API are checked by the live ids the declared items matched.
-      if (kind && !kind.idPin && item.ensure === 'present') declared.add(matchOf(kind, org.id, item.project, item.key));
+      if (kind && !kind.idPin && item.ensure === 'present') declared.add(matchOf(kind, org.id, item.project, item.parent?.key, item.key));
     }
   }
   const seen = new Set<string>();
@@ -509,7 +511,7 @@ function assertOneChangePerItem(changes: readonly Change[], executions: Readonly
     if (seen.has(change.address)) throw new HogsyncError('internal', `refusing a plan with two changes of ${change.address}`);
     seen.add(change.address);
     const run = executions.get(change.address);
-    if (change.action === 'delete' && run && (declared.has(matchOf(run.kind, run.scope.organization, run.scope.project, run.identity))
+    if (change.action === 'delete' && run && (declared.has(matchOf(run.kind, run.scope.organization, run.scope.project, run.scope.parent?.key, run.identity))
       || (run.id !== null && kept.has(`${run.kind.name}|${run.scope.organization}|${String(run.id)}`)))) {
       throw new HogsyncError('internal', `refusing a plan that deletes ${change.address}, which the files declare`);
     }

@@ -415,7 +415,7 @@ export interface ResourceKind {
   /** The API id of a live record (UUID or integer). */
   liveId(record: LiveRecord): string | number;
   /** What deleting one item also deletes, said on every planned delete of the kind (a role's memberships). */
-  readonly deleteNote?: string;
+  deleteNote?(record: LiveRecord | undefined): string;
   /** Live records that represent deleted items (soft-deleted flags): absent for plan, drift, verify and export. */
   isGone(record: LiveRecord): boolean;
   createCall(scope: Scope, key: string, fields: Record<string, unknown>): HttpCall;

@@ -11,7 +11,7 @@ import { KINDS, type Kinds } from '../resources/registry.js';
 import { mapLimit } from '../util/map-limit.js';
 import { getRecord, listRecords } from './live-state.js';
 import { withReferred } from './referred.js';
-import { identityOf } from '../resources/kind.js';
+import { identityOf, parentKeyOf } from '../resources/kind.js';
 
 export async function readAddressed(api: ApiPort, organization: string, targets: TargetSet, parallelism: number, kinds: Kinds = KINDS): Promise<LiveState> {
   const orgScope: Scope = { organization, project: null };
@@ -33,11 +33,16 @@ export async function readAddressed(api: ApiPort, organization: string, targets:
     records.set(kind, list.flatMap((r) => (String(kind.liveId(r)) !== String(id) ? [r] : record ? [record] : [])));
   });
 
-  // Child collections only under the parents an address reaches (`feature_flag:ORG/111/*`: project 111's).
+  // Child collections only under the parents an address reaches (`feature_flag:ORG/111/*`: project
+  // 111's; `role_membership:ORG/Engineers/*`: that role's).
   const children = top.flatMap((parent) => childrenOf(parent).filter(named).flatMap((kind) => (records.get(parent) ?? [])
     .filter((r) => !parent.isGone(r))
-    .map((r) => ({ kind, scope: { organization, project: Number(parent.liveId(r)) } }))
-    .filter(({ scope }) => Number.isSafeInteger(scope.project) && targets.couldMatchUnder(`${kind.name}:${organization}/${scope.project}/`))));
+    .map((r): { kind: ResourceKind; scope: Scope } => {
+      if (parent.projectKind) return { kind, scope: { organization, project: Number(parent.liveId(r)) } };
+      return { kind, scope: { organization, project: null, parent: { kind: parent.name, key: parent.displayKey(identityOf(parent, r)), id: parent.liveId(r) } } };
+    })
+    .filter(({ scope }) => (scope.parent ? true : Number.isSafeInteger(scope.project))
+      && targets.couldMatchUnder(`${kind.name}:${organization}/${parentKeyOf(scope) ?? ''}/`))));
   const childRecords = await mapLimit(children, parallelism, ({ kind, scope }) => listRecords(api, kind, scope, true));
 
   const collections: LiveCollection[] = [

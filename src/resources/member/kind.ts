@@ -99,7 +99,7 @@ export const member: ResourceKind = {
     return record.level === LEVELS.owner ? rest : { ...rest, level: levelName(record.level) };
   },
   exportNote: (record) => (record.level === LEVELS.owner ? 'an owner of the organization: owners are set in the web app, never by files' : undefined),
-  deleteNote: 'removing a member also takes them out of every role and removes the access granted to them',
+  deleteNote: (r) => (r && isInvite(r) ? 'the open invite is cancelled' : 'removing a member also takes them out of every role and removes the access granted to them'),
   createCall: (s, key, values) => ({ method: 'POST', path: invitesPath(s), body: { target_email: key, level: levelNumber(values.level ?? 'member') } }),
   updateCall: (s, id, values) => ({ method: 'PATCH', path: member.itemPath(s, id), body: { level: levelNumber(values.level) } }),
   deleteCall: (s, id) => {

@@ -1,11 +1,24 @@
 // Roles: identity = name, unique case-insensitively, so a role whose name differs only in
 // case is the same role (its name is updated).
-import type { ResourceKind, Scope } from '../kind.js';
+import type { LiveRecord, ResourceKind, Scope } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
 
 const base = (s: Scope) => `/api/organizations/${encodeURIComponent(s.organization)}/roles/`;
 // `name` is managed too: it is how a change of case reaches the API.
 const fields = lazy(() => ({ name: { compare: 'plain' as const, sensitive: false }, ...fieldsFromSchema('role', ['name']) }));
+
+/** How many members a live role has: the list embeds them (the OpenAPI types it as a JSON string). */
+function membersOf(record: LiveRecord | undefined): number | undefined {
+  let members = record?.members;
+  if (typeof members === 'string') {
+    try {
+      members = JSON.parse(members) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+  return Array.isArray(members) ? members.length : undefined;
+}
 
 export const role: ResourceKind = {
   name: 'role',
@@ -26,7 +39,11 @@ export const role: ResourceKind = {
   itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
   liveId: (r) => r.id as string,
   isGone: () => false,
-  deleteNote: 'deleting a role also removes its members from it and every access grant made through it',
+  deleteNote: (r) => {
+    const count = membersOf(r);
+    const members = count === undefined ? 'its members from it' : `its ${count} membership${count === 1 ? '' : 's'}`;
+    return `deleting a role also removes ${members} and every access grant made through it`;
+  },
   createCall: (s, key, values) => ({ method: 'POST', path: base(s), body: { ...values, name: key } }),
   updateCall: (s, id, values) => ({ method: 'PATCH', path: role.itemPath(s, id), body: values }),
   deleteCall: (s, id) => ({ method: 'DELETE', path: role.itemPath(s, id) }),

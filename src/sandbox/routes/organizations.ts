@@ -4,6 +4,7 @@
 import { canReachOrganization } from '../auth.js';
 import { FEATURES } from '../features.js';
 import { notFound } from '../errors.js';
+import { membershipOf, organizationMembers } from '../members.js';
 import type { JsonObject } from '../json.js';
 import { paginate } from '../pagination.js';
 import type { Handler, Route } from '../router.js';
@@ -22,12 +23,25 @@ const reachable = (state: SandboxState, ctx: Parameters<Handler>[0]) => state.or
 
 const list: Handler = (ctx) => ctx.store.read((state) => ({ status: 200, body: paginate(reachable(state, ctx), render, ctx.url) as unknown as JsonObject }));
 
+/** One organization as GET answers it: the list's fields and the rest of the API's Organization. */
+function renderOne(state: SandboxState, org: OrganizationState, userId: number): JsonObject {
+  const projects = state.projects.filter((p) => p.organization === org.id).map((p) => ({ id: p.id, name: p.name }));
+  return {
+    ...render(org),
+    membership_level: membershipOf(state, org.id, userId)?.level ?? 15,
+    created_at: SANDBOX_EPOCH, updated_at: SANDBOX_EPOCH, customer_id: null, metadata: '', plugins_access_level: 9,
+    member_count: String(organizationMembers(state, org.id).length), teams: projects, projects,
+  };
+}
+
+const SANDBOX_EPOCH = '2024-01-01T00:00:00Z';
+
 const one: Handler = (ctx) => ctx.store.read((state) => {
   const id = ctx.params.org ?? '';
   const orgs = reachable(state, ctx);
   const org = id === '@current' ? orgs[0] : orgs.find((o) => o.id === id);
   if (!org) throw notFound();
-  return { status: 200, body: render(org) };
+  return { status: 200, body: renderOne(state, org, ctx.key.user) };
 });
 
 export const organizationRoutes: readonly Route[] = [
