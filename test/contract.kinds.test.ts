@@ -28,9 +28,20 @@ const covered = KINDS.flatMap((kind) => {
 
 afterAll(stopAllSandboxes);
 
+/**
+ * Kinds the generic scenario cannot drive, each with why, and where their own end-to-end
+ * scenario is: the sandbox serves them by routes of its own (src/sandbox/routes/).
+ */
+const OWN_SCENARIO: Readonly<Record<string, string>> = {
+  member: 'a create is an invite, which waits for the invitee (no update, no drift until they join): test/people.e2e.test.ts',
+  role_membership: 'a membership has no field to update: test/people.e2e.test.ts',
+  access: 'a rule is written by PUT and named by role and email read from other lists: test/people.e2e.test.ts',
+};
+
 describe('every kind has a contract test', () => {
-  it('each registered kind declares its sandbox model and its contract', () => {
-    expect(covered.map((c) => c.kind.name)).toEqual(KINDS.map((k) => k.name));
+  it('each registered kind declares its sandbox model and its contract, or has its own scenario', () => {
+    expect(covered.map((c) => c.kind.name)).toEqual(KINDS.map((k) => k.name).filter((name) => !(name in OWN_SCENARIO)));
+    for (const name of Object.keys(OWN_SCENARIO)) expect(KINDS.map((k) => k.name)).toContain(name);
   });
 
   it('each kind says whether the activity log records its changes, and the sandbox logs every write of the kinds it records', () => {

@@ -33,6 +33,11 @@ const sane: Record<string, Handler> = {
   [ROLES]: json({ count: 1, next: null, previous: null, results: [{ id: 'r1', name: 'Engineers', feature_flags_access_level: 21 }] }),
   [PROXIES]: json({ count: 0, next: null, previous: null, results: [] }),
   [FLAGS]: json({ count: 0, next: null, previous: null, results: [] }),
+  [`/api/organizations/${ORG}/members/`]: json({ count: 0, next: null, previous: null, results: [] }),
+  [`/api/organizations/${ORG}/invites/`]: json({ count: 0, next: null, previous: null, results: [] }),
+  [`/api/organizations/${ORG}/roles/r1/role_memberships/`]: json({ count: 0, next: null, previous: null, results: [] }),
+  '/api/projects/12345/access_controls/': json({ access_controls: [] }),
+  '/api/projects/12345/resource_access_controls/': json({ access_controls: [] }),
 };
 
 let server: Server;

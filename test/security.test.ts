@@ -37,7 +37,7 @@ describe('expectNoSecret (the check the rest of this file relies on)', () => {
 // 1. Every sandbox endpoint: 401 without a valid key, 403 naming the scope without it.
 // ---------------------------------------------------------------------------------------------
 
-const OBJECTS = ['project', 'organization', 'organization_member', 'access_control', 'feature_flag', 'activity_log', 'event_definition', 'cohort', 'action', 'hog_function'] as const;
+const OBJECTS = ['project', 'organization', 'organization_member', 'access_control', 'feature_flag', 'activity_log', 'event_definition', 'cohort', 'action', 'hog_function', 'user'] as const;
 type Scope = `${(typeof OBJECTS)[number]}:${'read' | 'write'}`;
 const SCOPES: Scope[] = OBJECTS.flatMap((o) => [`${o}:read`, `${o}:write`] as Scope[]);
 
@@ -148,6 +148,7 @@ const ENDPOINTS: Endpoint[] = [
   }),
   { method: 'GET', pattern: '/api/organizations/', path: () => '/api/organizations/', scope: 'organization:read' },
   { method: 'GET', pattern: '/api/organizations/:org/', path: () => `/api/organizations/${ORG}/`, scope: 'organization:read' },
+  { method: 'GET', pattern: '/api/users/@me/', path: () => '/api/users/@me/', scope: 'user:read' },
   { method: 'GET', pattern: '/api/projects/:project/change_requests/', path: () => `/api/projects/${PROJECT}/change_requests/`, scope: 'feature_flag:read' },
   { method: 'GET', pattern: '/api/projects/:project/change_requests/:id/', path: (ids) => `/api/projects/${PROJECT}/change_requests/${ids.approve}/`, scope: 'feature_flag:read' },
   { method: 'POST', pattern: '/api/projects/:project/change_requests/:id/approve/', path: (ids) => `/api/projects/${PROJECT}/change_requests/${ids.approve}/approve/`, scope: 'feature_flag:write', body: {} },

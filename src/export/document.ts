@@ -72,6 +72,8 @@ interface Entry {
   dropped: boolean;
   /** Sensitive values (a field, or a path inside one) and the variables that stand in for them. */
   secrets: Array<{ at: string[]; name: string }>;
+  /** A comment above the item that is no warning (an owner, whose level files never set: the kind's exportNote). */
+  remark?: string;
   /** Written only as its identity, around items of its children (`only`). */
   container?: boolean;
 }
@@ -127,8 +129,11 @@ function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kin
       : { organization: scope.organization, project: scope.project, parent: { kind: kind.name, key: display, id: kind.liveId(record) } };
     const children = kinds.filter((c) => c.parent === kind.name)
       .map((child) => ({ kind: child, entries: entriesOf(live, child, childScope, kinds, allFields, selected, names) }));
-    const note = kind.exportNote?.(record);
-    return { kind, record, address: addressOf(kind.name, scope.organization, key), key, data, children, notes: note === undefined ? [] : [note], dropped: false, secrets: [] };
+    const remark = kind.exportNote?.(record);
+    return {
+      kind, record, address: addressOf(kind.name, scope.organization, key), key, data, children, notes: [], dropped: false, secrets: [],
+      ...(remark === undefined ? {} : { remark }),
+    };
   });
   // A kind not asked for holds the asked-for kinds: written as references, only where it holds some.
   return selected.has(kind.name) ? entries : entries.filter((e) => e.children.some((g) => g.entries.length > 0));
@@ -294,7 +299,7 @@ export function exportDocument(live: LiveState, options: ExportOptions): ExportR
       ...(shared.length > 0 ? ['Items several projects hold are declared once, at the top level, with `overrides` where a project differs.'] : []),
       ...dropped,
     ],
-    notesOf: (entry) => entry.notes,
+    notesOf: (entry) => (entry.remark === undefined ? entry.notes : [entry.remark, ...entry.notes]),
     secretsOf: (entry) => entry.secrets,
   });
   const warnings = entries.flatMap((e) => e.notes.map((n) => `${label(e)}: ${n}`));

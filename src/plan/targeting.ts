@@ -155,9 +155,9 @@ export function resolveAliases(addresses: readonly string[], aliases: ReadonlyMa
     if (!kind || slash === -1) return address;
     const head = address.slice(0, slash + 1);
     const rest = address.slice(slash + 1);
-    const isParent = KINDS.some((k) => k.parent === kind.name);
-    if (isParent) return head + (aliases.get(rest.toLowerCase()) ?? rest);
-    if (kind.parent === 'organization') return address;
+    // Aliases name projects: in a project's address, and where a project is the parent.
+    if (kind.projectKind) return head + (aliases.get(rest.toLowerCase()) ?? rest);
+    if (!KINDS.find((k) => k.name === kind.parent)?.projectKind) return address;
     const inner = rest.indexOf('/');
     if (inner === -1) return address;
     const parent = rest.slice(0, inner);

@@ -8,7 +8,7 @@ import { listMeta, withListMeta } from '../http/pagination.js';
 import type { ApiPort } from '../http/port.js';
 import { liveStateOf, type LiveCollection, type LiveState } from '../plan/live.js';
 import type { Companions, CompanionRead, LiveRecord, ParentRef, ResourceKind, Scope } from '../resources/kind.js';
-import type { Kinds } from '../resources/registry.js';
+import { KINDS, type Kinds } from '../resources/registry.js';
 import { mapLimit } from '../util/map-limit.js';
 import { plannedReads, type CollectionRead } from './targets.js';
 import { identityOf } from '../resources/kind.js';
@@ -50,8 +50,9 @@ export async function streamCollections(port: ApiPort, reads: readonly Collectio
     let list = direct.find((r) => r.kind.name === parent.kind && r.scope.organization === read.scope.organization && r.scope.project === null && r.list && r.query === undefined)
       ?? [...parentLists.keys()].find((r) => r.kind.name === parent.kind && r.scope.organization === read.scope.organization);
     if (!list) {
-      if (!read.parentKind) throw new HogsyncError('internal', `no parent kind for ${read.kind.name} of ${parent.kind} ${parent.key}`);
-      list = { kind: read.parentKind, scope: { organization: read.scope.organization, project: null }, list: true, ids: [] };
+      const parentKind = read.parentKind ?? KINDS.find((k) => k.name === parent.kind);
+      if (!parentKind) throw new HogsyncError('internal', `no parent kind for ${read.kind.name} of ${parent.kind} ${parent.key}`);
+      list = { kind: parentKind, scope: { organization: read.scope.organization, project: null }, list: true, ids: [] };
       hidden.add(list);
     }
     parentLists.set(list, [...(parentLists.get(list) ?? []), read]);
