@@ -4,7 +4,7 @@
 // a wave run in parallel. A failed change does not stop the others; every change ends
 // applied, failed, skipped or pending (held for approval), also when the user interrupts.
 // What a create answered that the user must see comes from the kind's `created` hook.
-import { parentKeyOf, type HttpCall, type LiveRecord } from '../resources/kind.js';
+import { parentItemKey, parentKeyOf, withParentId, type HttpCall, type LiveRecord } from '../resources/kind.js';
 import { isHogsyncError } from '../errors.js';
 import { errorMessage } from '../http/api-error.js';
 import { isRateLimitStop } from '../http/client.js';
@@ -58,6 +58,8 @@ export interface ApplyReport {
   uncertainDeletes?: readonly string[];
   /** Values sent per applied change, where they differ from the plan's (ids of items created first filled in): what verification compares. */
   sent?: ReadonlyMap<string, Record<string, unknown>>;
+  /** The ids the creates answered, by change address: where verification finds what apply made. */
+  created?: ReadonlyMap<string, string | number>;
 }
 
 export interface ExecuteOptions {
@@ -130,10 +132,10 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
       // An item of a parent this apply created (a new role's members): the parent's new id.
       const parent = execution.scope.parent;
       if (parent && parent.id === null) {
-        const parentAddress = addressOf(parent.kind, execution.scope.organization, parent.key);
+        const parentAddress = addressOf(parent.kind, execution.scope.organization, parentItemKey(parent));
         const id = createdIds.get(parentAddress);
         if (id === undefined) return finish({ address: change.address, action: change.action, status: 'skipped', error: `not started: its ${parent.kind.replace(/_/g, ' ')} ${parent.key} was not created` });
-        run = { ...run, scope: { ...execution.scope, parent: { ...parent, id } } };
+        run = { ...run, scope: withParentId(execution.scope, id) };
       }
       if (holdsDeferred(execution.values)) {
         const filled = fillDeferred(execution.values, createdIds);
@@ -178,6 +180,7 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
   return {
     outcomes: ordered, summary, warnings: [], notes, hints: [...hints], againHelps: again,
     ...(waiting ? { waits: true } : {}), ...(uncertainDeletes.length > 0 ? { uncertainDeletes } : {}), ...(sent.size > 0 ? { sent } : {}),
+    ...(createdIds.size > 0 ? { created: createdIds } : {}),
   };
 }
 

@@ -38,7 +38,7 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
 interface Declared { item: DesiredItem; reference: boolean; where: FilePosition }
 
 /** Where a declared item lives: its project, and its parent when that is not a project. */
-interface ItemScope { project: number | null; parent?: { kind: string; key: string } }
+interface ItemScope { project: number | null; parent?: { kind: string; key: string; item?: string } }
 
 /** The key an `id:` pin is written under (kinds whose identities repeat in the API). */
 export const PIN = 'id';
@@ -125,7 +125,8 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
       const validId = Number.isSafeInteger(raw) || (typeof raw === 'string' && raw !== '');
       if (!validId) return undefined;
       // Identities are shown in every plan (addresses, unmanaged lists): they cannot be secrets.
-      const identityPointer = entry[IDENTITY_AT] === true ? pointer : childPointer(pointer, kind.identityField);
+      const identityPointer = entry[IDENTITY_AT] === true ? pointer
+        : childPointer(pointer, entry[kind.identityField] === undefined && kind.nameField !== undefined ? kind.nameField : kind.identityField);
       if (f.envPointers.has(identityPointer)) {
         problems.push({ position: pos(identityPointer), message: `${kind.identityField}: the identity of a ${labelOf(kind)} cannot come from \${env:…}; it is shown in every plan` });
         return undefined;
@@ -217,8 +218,13 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
         }
         const inOrg = `${orgId}|${parentKey}`;
         if (item.ensure === 'absent') absentParents.set(inOrg, { kind, key: item.key, where: item.position });
-        const at: ItemScope = kind.projectKind ? { project: Number(item.key) } : { project: null, parent: { kind: kind.name, key: item.key } };
-        if (kind.projectKind && !Number.isSafeInteger(at.project)) return;
+        // A project declared by name (to find or create) holds its items as a parent until it has an id.
+        const byId = kind.projectKind && /^\d+$/.test(item.key);
+        // Its items are addressed by its alias where it has one (`cohort:ORG/mobile/Staff`).
+        const alias = kind.projectKind && typeof entry.alias === 'string' && entry.alias !== '' ? entry.alias : undefined;
+        const at: ItemScope = byId ? { project: Number(item.key) }
+          : { project: null, parent: { kind: kind.name, key: alias ?? item.key, ...(alias !== undefined ? { item: item.key } : {}) } };
+        if (byId && !Number.isSafeInteger(at.project)) return;
 
         for (const child of children) {
           const childPointerBase = childPointer(pointer, child.configKey);

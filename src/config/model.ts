@@ -8,8 +8,12 @@ export interface DesiredItem {
   organization: string;
   /** The project the item lives in (its parent project's id); null for items of the organization. */
   project: number | null;
-  /** The parent item, when it is not a project (a role holds its memberships): its kind and key. */
-  parent?: { kind: KindName; key: string };
+  /**
+   * The parent item, when it has no project id (a role holds its memberships; a project declared by
+   * name holds its items until it has one): its kind, its key in addresses (a project's alias, else
+   * its name), and the parent item's own key where that differs.
+   */
+  parent?: { kind: KindName; key: string; item?: string };
   /** `id:` in the file (kinds whose identities repeat in the API): the live item it means, whatever its identity. */
   pin?: string | number;
   /** References by name among its fields (`{ cohort: Staff }`), with where each is written. */

@@ -237,7 +237,19 @@ function apiConsequence(node: SchemaNode | undefined, meant: string | undefined,
 }
 
 /** One issue per location (and per unknown or missing field), most telling first. */
-export function explainErrors(errors: readonly ErrorObject[], ctx: MessageContext): SchemaIssue[] {
+export function explainErrors(all: readonly ErrorObject[], ctx: MessageContext): SchemaIssue[] {
+  // A choice of required fields (a project's `id` or `name`) is one issue naming them all.
+  const choices = all.filter((e) => e.keyword === 'anyOf');
+  const inChoice = (e: ErrorObject) => choices.some((c) => c.instancePath === e.instancePath && e.schemaPath.startsWith(`${c.schemaPath}/`));
+  const issues: SchemaIssue[] = [];
+  for (const choice of choices) {
+    const names = all.filter((e) => e.keyword === 'required' && inChoice(e) && e.instancePath === choice.instancePath).map((e) => String((e.params as Record<string, unknown>).missingProperty));
+    if (names.length === 0) continue;
+    const where = schemaAt(splitPointer(choice.instancePath));
+    const inWhat = where?.def ? ` in ${human(where.def)}` : '';
+    issues.push({ pointer: choice.instancePath, at: 'value', message: `missing a required field${inWhat}: ${orList(names.map((n) => `"${n}"`))}` });
+  }
+  const errors = all.filter((e) => e.keyword !== 'anyOf' && !(e.keyword === 'required' && inChoice(e)));
   const best = new Map<string, ErrorObject>();
   for (const e of errors) {
     const p = e.params as Record<string, unknown>;
@@ -248,7 +260,7 @@ export function explainErrors(errors: readonly ErrorObject[], ctx: MessageContex
     const current = best.get(key);
     if (!current || (RANK[e.keyword] ?? 4) < (RANK[current.keyword] ?? 4)) best.set(key, e);
   }
-  return [...best.values()].map((e) => explain(e, ctx));
+  return [...issues, ...[...best.values()].map((e) => explain(e, ctx))];
 }
 
 /**

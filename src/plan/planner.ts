@@ -3,7 +3,7 @@
 import { hash } from 'node:crypto';
 import type { DesiredItem, DesiredOrganization, DesiredState } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
-import { identityFieldsOf, identityOf, keyInScope, labelOf, parentKeyOf, type Companions, type HeldBy, type HoldView, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
+import { identityFieldsOf, identityOf, keyInScope, labelOf, parentItemKey, parentKeyOf, type Companions, type HeldBy, type HoldView, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, kindByName, type Kinds } from '../resources/registry.js';
 import type { LiveState } from './live.js';
 import { canonicalJson, dropServerKeys, mergedUpdate, RULES, sameField, serverKeysOf } from './normalize.js';
@@ -242,7 +242,7 @@ export class PlanBuilder {
     const ranks = kind.orderedBy ? ranksOf(kind.orderedBy, items) : undefined;
     const companions = (live.metaOf?.(kind, scope)?.companions ?? {}) as Companions;
     // A parent the plan creates (a new role): its items are created after it, with the id it gets.
-    const parentFirst = scope.parent && scope.parent.id === null ? [addressOf(scope.parent.kind, org.id, scope.parent.key)] : [];
+    const parentFirst = scope.parent && scope.parent.id === null ? [addressOf(scope.parent.kind, org.id, parentItemKey(scope.parent))] : [];
     const fail = (message: string, item: DesiredItem) => { out.error ??= new HogsyncError('config', message, { position: item.position }); };
     for (const { item, address, record } of planned) {
       const resolved = item.ensure === 'present' ? refs.resolveFields(kind, scope, item) : { fields: item.fields, after: [] };
@@ -257,7 +257,7 @@ export class PlanBuilder {
         continue;
       }
       const createdFirst: string[] = [];
-      const prepared = !record && item.ensure === 'present' && kind.canCreate ? kind.prepareCreate?.(item.key, {
+      const prepared = !record && item.ensure === 'present' && kind.canCreate && kind.creatable?.(item.key) !== false ? kind.prepareCreate?.(item.key, {
         companions,
         declared: this.declaredIn(org),
         createdId: (of, key) => {
@@ -561,7 +561,7 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
   }
   const declared = withIdentity(kind, item, resolvedFields);
   if (!record) {
-    if (!kind.canCreate) return 'missing';
+    if (!kind.canCreate || kind.creatable?.(item.key) === false) return 'missing';
     const fields = Object.entries(withIdentity(kind, item)).map(([path, after]) => {
       const sensitive = isSensitive(kind, item, path);
       return { path, before: null, after: shown(after, sensitive), sensitive, ...(sensitive && kind.writeOnlyFields?.includes(path) ? { write_only: true as const } : {}) };

@@ -15,7 +15,7 @@ interface OrgIndex {
   declared: Set<string>;
 }
 
-const indexes = new WeakMap<DesiredOrganization, { count: number; index: OrgIndex }>();
+const indexes = new WeakMap<readonly DesiredItem[], { count: number; index: OrgIndex }>();
 
 /** The key of the scope an item lives in: its parent's kind and key, or its project. */
 export function itemScopeKey(item: Pick<DesiredItem, 'project' | 'parent'>): string {
@@ -27,7 +27,7 @@ function scopeKey(scope: Scope): string {
 }
 
 function indexOf(org: DesiredOrganization): OrgIndex {
-  const cached = indexes.get(org);
+  const cached = indexes.get(org.items);
   // Items may be added after a first look (shared definitions expand late, tests build states).
   if (cached && cached.count === org.items.length) return cached.index;
   const byScope = new Map<string, DesiredItem[]>();
@@ -40,7 +40,7 @@ function indexOf(org: DesiredOrganization): OrgIndex {
     else byScope.set(key, [item]);
   }
   const index = { byScope, declared };
-  indexes.set(org, { count: org.items.length, index });
+  indexes.set(org.items, { count: org.items.length, index });
   return index;
 }
 
@@ -63,11 +63,21 @@ export function pruned(kind: ResourceKind, org: DesiredOrganization): boolean {
 function parentScopes(kind: ResourceKind, org: DesiredOrganization, kinds: Kinds): Scope[] {
   const parent = kinds.find((k) => k.name === kind.parent);
   if (!parent) return [];
+  // A project declared by name is named in its items' addresses by its alias, where it has one.
+  const aliasOf = (key: string) => (parent.projectKind ? Object.entries(org.aliases ?? {}).find(([, k]) => k === key)?.[0] : undefined);
   return org.items
     .filter((i) => i.kind === parent.name && i.ensure === 'present')
-    .map((i) => (parent.projectKind
-      ? { organization: org.id, project: Number(i.key) }
-      : { organization: org.id, project: i.project, parent: { kind: parent.name, key: i.key, id: null, ...(i.renamedFrom !== undefined ? { formerKey: i.renamedFrom } : {}) } }));
+    .map((i): Scope => {
+      if (parent.projectKind && /^\d+$/.test(i.key)) return { organization: org.id, project: Number(i.key) };
+      const alias = aliasOf(i.key);
+      return {
+        organization: org.id, project: i.project,
+        parent: {
+          kind: parent.name, key: alias ?? i.key, id: null, ...(alias !== undefined ? { item: i.key } : {}),
+          ...(i.renamedFrom !== undefined ? { formerKey: i.renamedFrom } : {}), ...(parent.projectKind ? { project: true as const } : {}),
+        },
+      };
+    });
 }
 
 /** The collections of a kind that a plan covers: where the files declare the kind, or `prune` owns it. */

@@ -50,6 +50,22 @@ export interface ParentRef {
   id: string | number | null;
   /** The parent's previous identity (`renamed_from`): its live record may still hold that one. */
   formerKey?: string;
+  /** The parent is a project the plan creates: once it has an id, that id is the scope's project. */
+  project?: true;
+  /** The parent item's own key, where its items' addresses name it otherwise (a new project's alias). */
+  item?: string;
+}
+
+/** The address key of the parent item itself (the change that creates it). */
+export function parentItemKey(parent: ParentRef): string {
+  return parent.item ?? parent.key;
+}
+
+/** The scope once its parent has an id (read from its list, or given by the create that made it). */
+export function withParentId(scope: Scope, id: string | number): Scope {
+  const parent = scope.parent;
+  if (!parent) return scope;
+  return parent.project ? { organization: scope.organization, project: Number(id) } : { ...scope, parent: { ...parent, id } };
 }
 
 /** The part of an item's address that names its parent: `111` (a project), `Engineers` (a role), null for the organization. */
@@ -297,6 +313,23 @@ export interface ResourceKind {
   /** `search` kinds: the list query that finds items of this identity (the API may answer more: matched exactly). */
   searchQuery?(key: string): string;
   readonly canCreate: boolean;
+  /**
+   * Optional, with canCreate: whether an item of this identity may be created (a project declared
+   * by name may; one declared by id is adopted, never created, and missing is an error).
+   */
+  creatable?(key: string): boolean;
+  /**
+   * A field by which a file may name an item instead of its identity (a project by `name`): such
+   * an item is the live item of that name, without regard to case (found before planning, its
+   * address is then its identity's), or one the plan creates (addressed by that name until then).
+   */
+  readonly nameField?: string;
+  /**
+   * Optional, with nameField: why the organization may hold no more items (its plan allows one
+   * project), from the organization's record and the live items, asked before anything is sent
+   * when the plan would create one; undefined when it may.
+   */
+  createRefusal?(organization: LiveRecord, live: readonly LiveRecord[]): string | undefined;
   /** False for kinds hogsync only updates (event definitions exist once an event has arrived): never deleted. */
   readonly canDelete?: boolean;
   /** False: live items no file declares are not listed as unmanaged (a project's thousands of event definitions). */

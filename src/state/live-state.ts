@@ -7,7 +7,7 @@ import { HogsyncError } from '../errors.js';
 import { listMeta, withListMeta } from '../http/pagination.js';
 import type { ApiPort } from '../http/port.js';
 import { liveStateOf, type LiveCollection, type LiveState } from '../plan/live.js';
-import type { Companions, CompanionRead, LiveRecord, ParentRef, ResourceKind, Scope } from '../resources/kind.js';
+import { withParentId, type Companions, type CompanionRead, type LiveRecord, type ParentRef, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
 import { mapLimit } from '../util/map-limit.js';
 import { plannedReads, type CollectionRead } from './targets.js';
@@ -135,7 +135,7 @@ async function readChildren(api: ApiPort, parentKind: ResourceKind, parents: rea
       const companions = read.kind.companions ? await readCompanions(api, read.kind.companions(read.scope)) : undefined;
       return onCollection(read, { kind: read.kind, scope: read.scope, records: [], ...(companions ? { meta: { companions } } : {}) });
     }
-    const scope: Scope = { ...read.scope, parent: { ...parent, id: parentKind.liveId(record) } };
+    const scope = withParentId(read.scope, parentKind.liveId(record));
     const records = await listRecords(api, read.kind, scope, true, read.query);
     const meta = listMeta(records);
     return onCollection(read, { kind: read.kind, scope, records, ...(meta ? { meta } : {}) });

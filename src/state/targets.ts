@@ -41,13 +41,15 @@ export function plannedReads(desired: DesiredState, kinds: Kinds = KINDS): Colle
   const reads: CollectionRead[] = [];
   for (const org of desired.organizations) {
     for (const kind of kinds) {
-      const parentKind = kinds.find((k) => k.name === kind.parent && !k.projectKind);
       for (const scope of plannedScopes(kind, org, kinds)) {
+        // Under a parent whose id is not known yet (a role, a project declared by name): read once its list names it.
+        const parentKind = scope.parent && scope.parent.id === null ? kinds.find((k) => k.name === scope.parent?.kind) : undefined;
         if (parentKind) {
           reads.push({ kind, scope, list: true, ids: [], parentKind });
           continue;
         }
-        const keys = kind.read === 'list' ? [] : itemsIn(org, kind, scope).map((i) => i.key);
+        // Items declared by name that no live item has yet are not read one by one (they are created).
+        const keys = kind.read === 'list' ? [] : itemsIn(org, kind, scope).map((i) => i.key).filter((key) => kind.creatable?.(key) !== true);
         // Kinds read one GET per declared item are listed too: the list names the unmanaged ones.
         if (kind.read === 'search') reads.push({ kind, scope, list: false, ids: [], searches: keys });
         else if (kind.abridgedList) {

@@ -9,7 +9,8 @@ import { HogsyncError, isHogsyncError } from '../errors.js';
 import { parseSavedPlan, staleItems, tamperedItems, type SavedPlan } from '../plan/saved-plan.js';
 import { printable } from '../util/printable.js';
 import { safetyViolations, type SafetyOptions, type SafetyViolation } from '../plan/safety.js';
-import type { Execution, Plan, PlanResult } from '../plan/types.js';
+import { addressOf, type Execution, type Plan, type PlanResult } from '../plan/types.js';
+import { parentItemKey, withParentId } from '../resources/kind.js';
 import type { ApiPort } from '../http/port.js';
 import { rereadApplied } from '../state/reread.js';
 import { parseTargets, resolveAliases, unmatchedMessage, unmatchedTargets } from '../plan/targeting.js';
@@ -126,6 +127,21 @@ export async function applyFiles(request: ApplyRequest, settings: ApiSettings, o
 }
 
 /**
+ * The plan's executions as apply left them: a create with the id it answered, and an item of a
+ * parent apply created (a new project's flags, a new role's members) in that parent's id.
+ */
+function settledResult(result: PlanResult, created: ReadonlyMap<string, string | number> | undefined): PlanResult {
+  if (!created || created.size === 0) return result;
+  const executions = new Map<string, Execution>();
+  for (const [address, e] of result.executions) {
+    const parent = e.scope.parent;
+    const parentId = parent && parent.id === null ? created.get(addressOf(parent.kind, e.scope.organization, parentItemKey(parent))) : undefined;
+    executions.set(address, { ...e, id: e.id ?? created.get(address) ?? null, scope: parentId === undefined ? e.scope : withParentId(e.scope, parentId) });
+  }
+  return { ...result, executions };
+}
+
+/**
  * Re-reads what was applied (and what an uncertain delete may have deleted), settles those
  * deletes, and names what the API did not take; a failure to re-read is a warning.
  */
@@ -133,13 +149,14 @@ async function verify(result: PlanResult, executed: ApplyReport, port: ApiPort, 
   observer.onProgress?.({ type: 'verifying' });
   try {
     const uncertain = new Set(executed.uncertainDeletes ?? []);
+    const settled = settledResult(result, executed.created);
     const reread = executed.outcomes
       .filter((o) => o.status === 'applied' || uncertain.has(o.address))
-      .map((o) => result.executions.get(o.address))
+      .map((o) => settled.executions.get(o.address))
       .filter((e): e is Execution => e !== undefined);
     const after = await rereadApplied(port, reread, parallelism);
     const report = confirmDeletes(result, executed, after);
-    return withVerification(report, verifyApplied(result, report.outcomes, after, executed.sent));
+    return withVerification(report, verifyApplied(settled, report.outcomes, after, executed.sent));
   } catch (err) {
     if (executed.summary.applied === 0) return executed;
     return withVerification(executed, { notTaken: new Map(), warnings: [], unverified: `could not re-read the changes to verify them: ${isHogsyncError(err) ? err.format() : String(err)}` });

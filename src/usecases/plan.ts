@@ -28,6 +28,7 @@ import { countEveryLiveItem, resolveTargets, type TargetRequest } from './target
 import { runPreviews } from './previews.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
 import { resolveOrganizations } from './organizations.js';
+import { resolveNamedItems } from './named-items.js';
 
 export interface PlanRequest {
   kind: 'plan' | 'drift';
@@ -63,6 +64,7 @@ export interface Planned {
 export async function planWith(client: ApiClient, desired: DesiredState, settings: ApiSettings, request: PlanRequest, observer: Observer): Promise<Planned> {
   try {
     await resolveOrganizations(client, desired);
+    await resolveNamedItems(client, desired, request.kinds ?? KINDS);
     return await readAndPlan(client, desired, settings, request, observer);
   } catch (err) {
     throw err instanceof UnknownOrganization ? declaredHere(err, desired) : err;

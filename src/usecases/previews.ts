@@ -13,6 +13,7 @@ export async function runPreviews(result: PlanResult, port: ApiPort, parallelism
     if (!execution?.kind.preview || change.action === 'delete') return undefined;
     // The API cannot preview what refers to an item it does not hold yet (one this plan creates).
     if (holdsDeferred(execution.values)) return { warning: `${change.address}: no preview: it refers to items this plan creates` };
+    if (execution.scope.parent?.id === null) return { warning: `${change.address}: no preview: it is in a ${execution.scope.parent.kind.replace(/_/g, ' ')} this plan creates` };
     const { scope, identity, values, live } = execution;
     return execution.kind.preview({ address: change.address, action: change.action, scope, identity, values, changed: change.fields.map((f) => f.path), ...(live ? { live } : {}) }, port);
   });

@@ -181,7 +181,8 @@ export const access: ResourceKind = {
   collectionPath: projectRules,
   itemPath: projectRules,
   companions: (s) => [
-    { name: 'resources', path: resourceRules(s), one: true },
+    // A project the plan creates has no rules yet (and no id to ask with).
+    ...(s.project === null ? [] : [{ name: 'resources', path: resourceRules(s), one: true }]),
     { name: 'roles', path: `${organization(s)}roles/` },
     { name: 'members', path: `${organization(s)}members/` },
     { name: 'invites', path: `${organization(s)}invites/` },

@@ -1,10 +1,12 @@
-// Projects: adopted by id, read one GET each (their list carries only basic fields), updated by
-// PATCH, never created; deleting one needs the command line to name it. They hold feature flags.
+// Projects: adopted by id, or declared by name (the live project of that name, else one the plan
+// creates: POST /api/organizations/{org}/projects/, which makes it the key owner's current
+// project); read one GET each (their list carries only basic fields), updated by PATCH; deleting
+// one needs the command line to name it. They hold feature flags and the other project kinds.
 // The API keeps project names unique within an organization, trimmed and without regard to case
 // (409 on a duplicate): apply renames a project that frees a name before the one that takes it;
 // a cycle of renames (two projects swapping names), a rename onto a name another project keeps,
 // and two renames to one name are refused at plan time.
-import type { ChangeView, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
+import type { ChangeView, LiveRecord, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
 
 const base = (s: Scope) => `/api/organizations/${encodeURIComponent(s.organization)}/projects/`;
@@ -18,15 +20,19 @@ export const project: ResourceKind = {
   parent: 'organization',
   projectKind: true,
   read: 'get',
-  canCreate: false,
-  notCreated: 'projects are adopted by id, never created',
+  canCreate: true,
+  creatable: (key) => !isId(key),
+  nameField: 'name',
+  identityOf: (entry) => entry.id ?? entry.name,
+  createRefusal,
+  notCreated: 'a project declared by id is adopted, never created (declare it by `name`, without `id`, to create it)',
   deleteNeedsAllow: true,
   get fields() { return fields(); },
   sandbox: () => import('./sandbox.js'),
   createStatuses: [201],
   deleteStatuses: [204],
   displayKey: (raw) => String(raw),
-  matchKey: (key) => key,
+  matchKey: (key) => key.toLowerCase(),
   collectionPath: base,
   itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
   liveId: (r) => r.id as number,
@@ -35,7 +41,11 @@ export const project: ResourceKind = {
   // Another run (or the web app) started deleting it since the plan read it: it goes by itself.
   waitFor: (action, message, status) => (action === 'delete' && status === 400 && /already being deleted/i.test(message)
     ? 'the project is already being deleted: once the API has finished, it is gone and a plan shows nothing to do' : undefined),
-  createCall: () => { throw new Error('projects are adopted by id and never created'); },
+  createCall: (s, key, values) => ({ method: 'POST', path: base(s), body: { ...values, name: values.name ?? key } }),
+  created: (record, name) => ({
+    fields: {},
+    notes: [`project "${name}" created with id ${String(record.id)} (the API made it the key owner's current project); declare \`id: ${String(record.id)}\` to pin it`],
+  }),
   updateCall: (s, id, values) => ({ method: 'PATCH', path: project.itemPath(s, id), body: values }),
   deleteCall: (s, id) => ({ method: 'DELETE', path: project.itemPath(s, id) }),
   // Its settings are logged under Team, its own fields (name, product_description) under Project.
@@ -43,6 +53,18 @@ export const project: ResourceKind = {
   order: (changes) => renameOrder(changes).map(([taker, freer]) => [freer.address, taker.address]),
   check: checkRenames,
 };
+
+/** Whether a project's key is its id (declared by id), not a name (declared by name, maybe to create). */
+const isId = (key: string) => /^\d+$/.test(key);
+
+/** The API's refusal of a second project where the organization's plan allows one (PremiumMultiProjectPermission). */
+function createRefusal(organization: LiveRecord, live: readonly LiveRecord[]): string | undefined {
+  const features = Array.isArray(organization.available_product_features) ? organization.available_product_features : undefined;
+  if (!features || live.length === 0) return undefined;
+  const keys = new Set(features.map((f) => (f !== null && typeof f === 'object' ? (f as Record<string, unknown>).key : f)));
+  return keys.has('organizations_projects') ? undefined
+    : 'You have reached the maximum limit of allowed projects for your current plan. Upgrade your plan to be able to create and manage more projects.';
+}
 
 /** A name as the API compares it for uniqueness: trimmed, without regard to case. */
 const nameKey = (name: unknown): string | undefined => (typeof name === 'string' ? name.trim().toLowerCase() : undefined);
@@ -93,7 +115,11 @@ function checkRenames(view: ScopeView): ScopeCheck {
     const renames = path.map((p) => `${p.identity} "${String(p.live?.name).trim()}" → "${String(p.values.name).trim()}"`).join(', ');
     return { error: `projects ${path.map((p) => p.identity).join(' and ')} of organization ${view.scope.organization} swap names in a cycle (${renames}): the API keeps project names unique in an organization (trimmed, any case), so no rename of the cycle could go first; rename one to a free name in a separate apply first` };
   }
-  return nameClash(view) ?? {};
+  const clash = nameClash(view);
+  if (clash) return clash;
+  // The API makes a project it creates the key owner's current one (the web app opens it next).
+  const creates = view.changes.filter((c) => c.action === 'create');
+  return creates.length === 0 ? {} : { warnings: creates.map((c) => `${c.address}: the API makes a project it creates the key owner's current project`) };
 }
 
 /**
