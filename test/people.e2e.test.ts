@@ -4,8 +4,10 @@
 // removed by membership id; an invited-only email waits) and project access (defaults, role and
 // member grants, resource rules) converges, plans empty, survives a second run, exports and
 // re-plans empty; owners and the key's own user are never changed; each refusal has a test.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 import type { SeedDocument } from '../src/sandbox/seed.js';
 import { api, inProcessSandbox, stopAllSandboxes } from './support/sandbox.js';
@@ -212,6 +214,18 @@ describe('members, role members and project access', () => {
     expect(addresses(await planJson(renamed))).toEqual([`update role:${ORG}/Builders`]);
   });
 
+  it('examples/people-and-access converges against its seed: invites, role members, access; then plans empty', async () => {
+    await start(parse(readFileSync('examples/people-and-access/sandbox/seed.yaml', 'utf8')) as SeedDocument);
+    const example = 'examples/people-and-access';
+    expect((await ws.cli(['validate', `${process.cwd()}/${example}`])).code).toBe(0);
+    const applied = await ws.cli(['apply', `${process.cwd()}/${example}`, '--auto-approve']);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('invited new.hire@example.com as member');
+    const again = await ws.cli(['plan', `${process.cwd()}/${example}`, '--detailed-exitcode']);
+    expect(again.code, again.stdout).toBe(0);
+    expect(again.stdout + again.stderr).toContain('waiting for new.hire@example.com to accept the invite');
+  });
+
   it('targets and --changed-since reach the new kinds', async () => {
     await start();
     const file = ws.write('hogsync.yaml', config(PEOPLE));
@@ -222,5 +236,21 @@ describe('members, role members and project access', () => {
     ]);
     const a = await ws.cli(['plan', file, '--format', 'json', '--target', 'access:*/111/feature_flag/*']);
     expect(addresses(JSON.parse(a.stdout) as PlanJson)).toEqual([`create access:${ORG}/111/feature_flag/default`, `create access:${ORG}/111/feature_flag/role/Engineers`]);
+
+    // --changed-since: after apply, a commit that drops Bob from Support and lowers a grant plans exactly those.
+    expect((await ws.cli(['apply', file, '--auto-approve'])).code).toBe(0);
+    const git = (...args: string[]) => execFileSync('git', args, {
+      cwd: ws.dir, stdio: 'ignore',
+      env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' },
+    });
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'people');
+    ws.write('hogsync.yaml', config(PEOPLE.replace('members: [bob@example.com]', 'members: []').replace('members: { alice@example.com: admin }', 'members: { alice@example.com: member }')));
+    const changed = await ws.cli(['plan', file, '--format', 'json', '--changed-since', 'main']);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(addresses(JSON.parse(changed.stdout) as PlanJson)).toEqual([
+      `delete role_membership:${ORG}/Support/bob@example.com`, `update access:${ORG}/111/member/alice@example.com`,
+    ]);
   });
 });

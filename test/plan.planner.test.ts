@@ -113,7 +113,7 @@ describe('computePlan', () => {
       error = err;
     }
     expect(error).toBeInstanceOf(HogsyncError);
-    expect((error as HogsyncError).format()).toBe(`h.yaml:3:7: project "404" does not exist in organization ${ORG}: projects are adopted by id, never created`);
+    expect((error as HogsyncError).format()).toBe(`h.yaml:3:7: project "404" does not exist in organization ${ORG}: a project declared by id is adopted, never created (declare it by \`name\`, without \`id\`, to create it)`);
   });
 
   it('never shows a sensitive or interpolated value, but executes with it; the live value beside an interpolated one shows unless it is a secret itself', () => {

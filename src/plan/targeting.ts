@@ -78,9 +78,11 @@ export function targetSet(targets: readonly Target[]): TargetSet {
     },
     couldMatchUnder(prefix) {
       const normalized = normalizeAddress(prefix);
-      // Below a project (`feature_flag:ORG/111/`) keys hold no "/": `*` cannot reach into another project.
+      // Below a project (`feature_flag:ORG/111/`) keys hold no "/": `*` cannot reach into another
+      // project. Keys made of several parts (a hog function's TYPE/NAME, an access rule's
+      // role/NAME) do.
       const kind = KINDS.find((k) => prefix.startsWith(`${k.name}:`));
-      const slashFree = kind !== undefined && kind.parent !== 'organization' && (prefix.match(/\//g) ?? []).length >= 2;
+      const slashFree = kind !== undefined && kind.parent !== 'organization' && !kind.identityOf && !kind.entriesOf && (prefix.match(/\//g) ?? []).length >= 2;
       return compiled.some(({ t }) => viable(t.normalized, normalized, slashFree) || (!t.kind && viable(t.pattern, prefix, slashFree)));
     },
   };
