@@ -104,6 +104,17 @@ describe('projects by name', () => {
     expect(g.stderr).toContain('declared by id is adopted, never created');
   });
 
+  it('--allow-delete project/NAME allows the delete of a project declared by name', async () => {
+    await start({ organizations: [{ id: ORG, projects: [{ id: 12345, name: 'Web' }, { id: 12346, name: 'Old docs' }] }] } as SeedDocument);
+    const file = ws.write('hogsync.yaml', config('projects:\n  - name: Old docs\n    ensure: absent\n'));
+    const refused = await ws.cli(['apply', file, '--auto-approve']);
+    expect(refused.code).toBe(3);
+    expect(refused.stdout + refused.stderr).toContain('--allow-delete project/12346');
+    const allowed = await ws.cli(['apply', file, '--auto-approve', '--allow-delete', 'project/Old docs']);
+    expect(allowed.code, allowed.stdout + allowed.stderr).toBe(0);
+    expect(sandbox.store.snapshot().projects.find((p) => p.id === 12346 && p.is_pending_deletion !== true)).toBeUndefined();
+  });
+
   it('validate asks for an id or a name', async () => {
     await start({ organizations: [{ id: ORG, projects: [{ id: 12345, name: 'Web' }] }] } as SeedDocument);
     const file = ws.write('hogsync.yaml', config('projects:\n  - timezone: UTC\n'));

@@ -23,7 +23,10 @@ export function safetyViolations(result: PlanResult, options: SafetyOptions, kin
     const kind = kinds.find((k) => k.name === change.kind);
     if (!kind?.deleteNeedsAllow) continue;
     const allow = `${kind.name}/${change.key}`;
-    if (!options.allowDelete.includes(allow)) {
+    // An item the files name by name (a project without id) may be allowed by that name too.
+    const live = result.executions.get(change.address)?.live;
+    const name = kind.nameField !== undefined && typeof live?.[kind.nameField] === 'string' ? `${kind.name}/${(live[kind.nameField] as string).trim().toLowerCase()}` : undefined;
+    if (!options.allowDelete.includes(allow) && !(name !== undefined && options.allowDelete.some((a) => a.toLowerCase() === name))) {
       // The flag that allows it is said once, by whoever shows the violation (allowWith).
       violations.push({ rule: 'delete_needs_allow', message: `deleting ${labelOf(kind)} ${change.key} (${change.address}) needs an explicit allow`, allowWith: `--allow-delete ${allow}` });
     }
