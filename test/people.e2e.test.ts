@@ -162,6 +162,22 @@ describe('members, role members and project access', () => {
     expect(pruned.unmanaged.map((u) => u.address)).toEqual(expect.arrayContaining([`member:${ORG}/olive@example.com`, `member:${ORG}/${state().user.email}`]));
   });
 
+  it('the key\'s own user (an admin here) is never changed or removed, and prune passes them by', async () => {
+    const KEY = 'phx_alice_admin_key_0123456789abcdef';
+    const users = (SEED.users ?? []).map((u) => (u.email === 'alice@example.com' ? { ...u, keys: [{ key: KEY, scopes: ['*'] }] } : u));
+    await start({ ...SEED, users } as SeedDocument);
+    const self = ws.write('self.yaml', config('members:\n  - email: alice@example.com\n    level: member\n'));
+    const r = await ws.cli(['plan', self], { HOGSYNC_API_KEY: KEY });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${self}:3:5: member "alice@example.com" is the API key's own user: hogsync never changes it, whatever the files say; remove the level it asks for`);
+    const prune = ws.write('prune.yaml', config('members:\n  - email: bob@example.com\nprune: { members: true }\n'));
+    const p = await ws.cli(['plan', prune, '--format', 'json'], { HOGSYNC_API_KEY: KEY });
+    expect(p.code, p.stderr).toBe(0);
+    const pruned = JSON.parse(p.stdout) as PlanJson;
+    expect(addresses(pruned)).toEqual([`delete member:${ORG}/carol@example.com`]);
+    expect(pruned.unmanaged.map((u) => u.address)).toContain(`member:${ORG}/alice@example.com`);
+  });
+
   it('refuses, at their lines: level owner (validate), a role member who is no member and not declared, a grant to a role no one has', async () => {
     await start();
     const owner = ws.write('level.yaml', config('members:\n  - email: x@example.com\n    level: owner\n'));
