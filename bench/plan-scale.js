@@ -1,6 +1,7 @@
 // plan_scale and plan_cpu: 200 declared projects × 100 flags, 50 roles, 2 proxy records; and
 // plan_kinds: the same workspace with more project-level kinds declared in every project (event
-// definitions; cohorts and actions); pr_plan, a pull request's plan; drift_since, a nightly drift --since.
+// definitions; cohorts and actions); plan_people: with members, role members and project access;
+// pr_plan, a pull request's plan; drift_since, a nightly drift --since.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -101,6 +102,61 @@ const AUDIENCES = {
     Object.assign(fileProject, { actions, cohorts: cohorts({ action: 'Action 0' }) });
   },
 };
+
+/** plan_people: people and access on top of plan_scale. */
+const MEMBERS = 50, PEOPLE_ROLES = 10, ROLE_MEMBERS = 5;
+
+/**
+ * plan_people: the plan_scale workspace with MEMBERS members declared with their levels,
+ * PEOPLE_ROLES of its roles declared with their members, and access rules on every project
+ * (the plan creates them). Requests beside the minimum: per project its two access lists (the
+ * project's rules and its resource rules, both unpaginated), and once per organization its
+ * members, its invites, the key's own user, its record (the features access needs), and one
+ * membership list per role that declares members.
+ */
+async function runPlanPeople(dir, files, latency) {
+  const seed = JSON.parse(readFileSync(join(dir, 'seed.json'), 'utf8'));
+  const copies = Object.fromEntries(Object.entries(files).map(([file, doc]) => [file, structuredClone(doc)]));
+  const users = Array.from({ length: MEMBERS }, (_, i) => ({ first_name: `Person ${i}`, email: `person${i}@example.com`, level: i % 10 === 0 ? 'admin' : 'member' }));
+  seed.users = users;
+  const org = copies['organization.yaml'];
+  org.members = users.map((u) => ({ email: u.email, level: u.level }));
+  const withMembers = (role, r) => (r < PEOPLE_ROLES ? { ...role, members: users.slice(r * ROLE_MEMBERS, (r + 1) * ROLE_MEMBERS).map((u) => u.email) } : role);
+  seed.organizations[0].roles = seed.organizations[0].roles.map(withMembers);
+  org.roles = org.roles.map(withMembers);
+  for (const project of seed.organizations[0].projects) {
+    copies[`project-${project.id}.yaml`].projects[0].access = {
+      default: 'member', roles: { 'Role 0': 'admin' }, resources: { feature_flag: { default: 'viewer', roles: { 'Role 1': 'editor' } } },
+    };
+  }
+  writeFileSync(join(dir, 'seed-people.json'), JSON.stringify(seed));
+  const config = join(dir, 'config-people');
+  mkdirSync(config);
+  for (const [file, doc] of Object.entries(copies)) writeFileSync(join(config, file), stringify(doc));
+  const sandbox = await startSandbox(['--seed', join(dir, 'seed-people.json'), '--latency', String(latency)]);
+  try {
+    await sandbox.resetStats();
+    const r = await timed(process.execPath, [BIN, 'plan', config, '--format', 'json'], { stdout: 'pipe', env: sandbox.env });
+    if (r.code !== 0) throw new Error(`plan of people and access failed (${r.code})`);
+    const stats = await sandbox.stats();
+    const plan = JSON.parse(r.stdout);
+    const base = Math.ceil(PROJECTS / PAGE) + PROJECTS * (1 + Math.ceil(FLAGS / PAGE)) + Math.ceil(ROLES / PAGE) + Math.ceil(PROXIES / PAGE);
+    const people = PROJECTS * 2 + Math.ceil((MEMBERS + 1) / PAGE) + 1 + 1 + 1 + PEOPLE_ROLES;
+    return { requests: stats.requests, minimum_requests: base + people, members: MEMBERS, roles_with_members: PEOPLE_ROLES, wall_ms: Math.round(r.ms), changes: plan.changes.length };
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+/** plan_people alone (`npm run bench -- --only=people`). */
+export async function peopleBenchmark() {
+  const { dir, files } = writeWorkspace();
+  try {
+    return { plan_people: { ...(await runPlanPeople(dir, files, 25)), targets: { requests: 'minimum' } } };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 async function runPlan(dir, latency) {
   const sandbox = await startSandbox(['--seed', join(dir, 'seed.json'), '--latency', String(latency)]);
@@ -223,7 +279,9 @@ export async function planBenchmarks() {
     const kinds = await runPlanKinds(dir, files, latency, EVENT_DEFINITIONS);
     const audiences = await runPlanKinds(dir, files, latency, AUDIENCES);
     const since = await runDriftSince(dir, latency);
+    const people = await runPlanPeople(dir, files, latency);
     return {
+      plan_people: { ...people, targets: { requests: 'minimum' } },
       plan_scale: {
         requests: scale.sandbox_requests,
         minimum_requests: minimum,

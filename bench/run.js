@@ -1,7 +1,7 @@
-// `npm run bench [-- --json] [-- --only=startup,validate,plan,since,apply]`: every performance figure of
+// `npm run bench [-- --json] [-- --only=startup,validate,plan,since,people,apply]`: every performance figure of
 // hogsync, measured against the real CLI and a sandbox process on loopback.
 import { startup } from './startup.js';
-import { driftSinceBenchmark, planBenchmarks } from './plan-scale.js';
+import { driftSinceBenchmark, peopleBenchmark, planBenchmarks } from './plan-scale.js';
 import { applyRate } from './apply-rate.js';
 import { validateErrors } from './validate-errors.js';
 
@@ -17,6 +17,7 @@ if (want('validate')) { log('validate_errors (20 000 roles, one wrong value each
 if (want('plan')) { log('plan_scale, hourly_budget, plan_cpu, pr_plan, plan_kinds, drift_since (200 projects × 100 flags; with event definitions, with cohorts and actions) …'); Object.assign(results, await planBenchmarks()); }
 // drift_since is part of `plan`; `--only=since` runs it alone.
 else if (only?.has('since')) { log('drift_since (200 projects × 100 flags) …'); Object.assign(results, await driftSinceBenchmark()); }
+if (!want('plan') && only?.has('people')) { log('plan_people (plan_scale with 50 members, 10 roles with members, access on every project) …'); Object.assign(results, await peopleBenchmark()); }
 if (want('apply')) { log('apply_rate (300 updates under a rate limit; about 80 s) …'); results.apply_rate = await applyRate(); }
 
 if (json) {
@@ -49,6 +50,10 @@ if (json) {
   for (const k of [results.plan_kinds, results.plan_kinds_audiences]) {
     if (!k) continue;
     row('plan_kinds', `full plan, project-level kinds: ${k.kinds.join(', ')}`, `${k.requests} requests (minimum ${k.minimum_requests})`, '= minimum', k.requests === k.minimum_requests);
+  }
+  const pp = results.plan_people;
+  if (pp) {
+    row('plan_people', `full plan, ${pp.members} members, ${pp.roles_with_members} roles with members, access on every project`, `${pp.requests} requests (minimum ${pp.minimum_requests})`, '= minimum', pp.requests === pp.minimum_requests);
   }
   const pr = results.pr_plan;
   if (pr) {
