@@ -143,6 +143,13 @@ describe('members, role members and project access', () => {
     expect(text).toContain('    access:\n      default: member\n      roles:\n        Engineers: admin\n      members:\n        alice@example.com: admin\n      resources:\n');
     const replanned = await ws.cli(['plan', out, '--detailed-exitcode']);
     expect(replanned.code, replanned.stdout + replanned.stderr).toBe(0);
+
+    // show prints them as a file would declare them.
+    const shown = await ws.cli(['show', `member:${ORG}/alice*`, `role_membership:${ORG}/Engineers/*`, `access:${ORG}/111/feature_flag/*`]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('members:\n  - email: alice@example.com\n    level: member\n');
+    expect(shown.stdout).toContain('  - name: Engineers\n    members:\n      - alice@example.com\n');
+    expect(shown.stdout).toContain('    access:\n      resources:\n        feature_flag:\n          default: viewer\n          roles:\n            Engineers: editor\n');
   });
 
   it('owners and the key\'s own user are never changed or removed: a plan error at the line that asks; prune passes them by', async () => {
