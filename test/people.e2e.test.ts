@@ -10,7 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 import type { SeedDocument } from '../src/sandbox/seed.js';
-import { api, inProcessSandbox, stopAllSandboxes } from './support/sandbox.js';
+import { api, inProcessSandbox, recordRequests, stopAllSandboxes } from './support/sandbox.js';
+import { validateRequest } from './support/openapi.js';
 import { ORG, config, workspace, type Workspace } from './support/workspace.js';
 
 let sandbox: SandboxHandle;
@@ -60,9 +61,13 @@ projects:
 
 interface PlanJson { changes: Array<{ address: string; action: string; fields: Array<{ path: string; before: unknown; after: unknown }> }>; warnings: string[]; unmanaged: Array<{ address: string }> }
 
+/** Every API request the CLI sent to the sandbox: method, path and body. */
+let sent: Array<{ method: string; path: string; body: unknown }> = [];
+
 async function start(seed: SeedDocument = SEED): Promise<void> {
   sandbox = await inProcessSandbox({ seed });
   ws = workspace(sandbox);
+  sent = recordRequests(sandbox.server);
 }
 
 async function planJson(file: string): Promise<PlanJson> {
@@ -127,6 +132,14 @@ describe('members, role members and project access', () => {
     expect(addresses(joined)).toEqual([`create role_membership:${ORG}/Engineers/new.hire@example.com`]);
     expect((await ws.cli(['apply', file, '--auto-approve'])).code).toBe(0);
     expect((await ws.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
+
+    // Every request the CLI sent is one the real API documents, with a body it takes.
+    const calls = sent.filter((r) => r.path.startsWith('/api/'));
+    expect(calls.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, 'ID')}`).sort()).toEqual(expect.arrayContaining([
+      'DELETE /api/organizations/ID/roles/ID/role_memberships/ID/', 'PATCH /api/organizations/ID/members/ID/', 'POST /api/organizations/ID/invites/',
+      'POST /api/organizations/ID/roles/ID/role_memberships/', 'PUT /api/projects/111/access_controls/', 'PUT /api/projects/111/resource_access_controls/',
+    ]));
+    expect(calls.flatMap((r) => validateRequest(r.method, r.path, r.body).map((p) => `${r.method} ${r.path}: ${p}`))).toEqual([]);
   });
 
   it('exports members (owners as a comment), role members and every access rule, and the export plans empty', async () => {

@@ -7,7 +7,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 import type { SeedDocument } from '../src/sandbox/seed.js';
-import { inProcessSandbox, stopAllSandboxes } from './support/sandbox.js';
+import { inProcessSandbox, recordRequests, stopAllSandboxes } from './support/sandbox.js';
+import { validateRequest } from './support/openapi.js';
 import { ORG, config, workspace, type Workspace } from './support/workspace.js';
 
 let sandbox: SandboxHandle;
@@ -43,6 +44,7 @@ const FILE = `projects:
 describe('projects by name', () => {
   it('finds a live project by name (a case difference renames it), creates one no project has with its items after it, prints the new id, then plans empty', async () => {
     await start({ organizations: [{ id: ORG, name: 'Acme', projects: [{ id: 12345, name: 'Web app', timezone: 'UTC' }] }] } as SeedDocument);
+    const sent = recordRequests(sandbox.server);
     const file = ws.write('hogsync.yaml', config(FILE));
     const planned = await ws.cli(['plan', file, '--format', 'json']);
     expect(planned.code, planned.stderr).toBe(0);
@@ -75,6 +77,9 @@ describe('projects by name', () => {
     expect((await ws.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
     expect((await ws.cli(['apply', file, '--auto-approve'])).code).toBe(0);
     expect(sandbox.store.snapshot().projects.filter((p) => p.name === 'Mobile app')).toHaveLength(1);
+    // The create, and every other request, is one the real API documents, with a body it takes.
+    expect(sent.filter((r) => r.method === 'POST').map((r) => r.path)).toContain(`/api/organizations/${ORG}/projects/`);
+    expect(sent.flatMap((r) => validateRequest(r.method, r.path, r.body).map((p) => `${r.method} ${r.path}: ${p}`))).toEqual([]);
   });
 
   it('renamed_from renames a project declared by name in place', async () => {

@@ -132,3 +132,14 @@ export function api(baseUrl: string, apiKey: string | null) {
 }
 
 export type Api = ReturnType<typeof api>;
+
+/** Every request a sandbox receives from now on (method, path with query, parsed body), as it arrives. */
+export function recordRequests(server: import('node:http').Server): Array<{ method: string; path: string; body: unknown }> {
+  const seen: Array<{ method: string; path: string; body: unknown }> = [];
+  server.on('request', (req: import('node:http').IncomingMessage) => {
+    let text = '';
+    req.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
+    req.on('end', () => { seen.push({ method: req.method ?? '', path: req.url ?? '', body: text === '' ? undefined : JSON.parse(text) as unknown }); });
+  });
+  return seen;
+}
