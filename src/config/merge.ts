@@ -219,7 +219,7 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
         const inOrg = `${orgId}|${parentKey}`;
         if (item.ensure === 'absent') absentParents.set(inOrg, { kind, key: item.key, where: item.position });
         // A project declared by name (to find or create) holds its items as a parent until it has an id.
-        const byId = kind.projectKind && /^\d+$/.test(item.key);
+        const byId = kind.projectKind && kind.creatable?.(item.key) !== true;
         // Its items are addressed by its alias where it has one (`cohort:ORG/mobile/Staff`).
         const alias = kind.projectKind && typeof entry.alias === 'string' && entry.alias !== '' ? entry.alias : undefined;
         const at: ItemScope = byId ? { project: Number(item.key) }

@@ -68,7 +68,7 @@ function parentScopes(kind: ResourceKind, org: DesiredOrganization, kinds: Kinds
   return org.items
     .filter((i) => i.kind === parent.name && i.ensure === 'present')
     .map((i): Scope => {
-      if (parent.projectKind && /^\d+$/.test(i.key)) return { organization: org.id, project: Number(i.key) };
+      if (parent.projectKind && parent.creatable?.(i.key) !== true) return { organization: org.id, project: Number(i.key) };
       const alias = aliasOf(i.key);
       return {
         organization: org.id, project: i.project,
