@@ -54,6 +54,7 @@ if (json) {
   const pp = results.plan_people;
   if (pp) {
     row('plan_people', `full plan, ${pp.members} members, ${pp.roles_with_members} roles with members, access on every project`, `${pp.requests} requests (minimum ${pp.minimum_requests})`, '= minimum', pp.requests === pp.minimum_requests);
+    row('plan_people', 'whole plan wall (the client waits for 480 requests a minute)', `${pp.wall_ms} ms (${pp.wall_unthrottled_ms} ms with --max-rate 1000000)`, '');
   }
   const pr = results.pr_plan;
   if (pr) {
