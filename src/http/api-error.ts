@@ -3,26 +3,46 @@
 // body. Bodies that are not JSON (an HTML error page from a proxy) or are cut short never
 // reach the terminal whole: they are described and truncated.
 import { STATUS_CODES } from 'node:http';
+import { parseJsonBytes } from './json-bytes.js';
 
 const EXCERPT = 200;
 
+/** A body as the bytes of its chunks. */
+export interface Body { chunks: readonly Buffer[]; size: number }
+
 export type ParsedBody = { ok: true; value: unknown } | { ok: false; problem: string };
 
-/** Parse a response body. An empty body (204, or a 200 without content) is `null`. */
-export function parseBody(status: number, contentType: string | undefined, text: string): ParsedBody {
-  // Tested without trimming: a list's body is megabytes, and trim() would copy it.
-  if (text.length === 0 || !/\S/.test(text)) return { ok: true, value: null };
+/**
+ * Parse a response body, given as text or as its bytes (a success's: parsed without decoding a
+ * large body whole, see ./json-bytes.ts). An empty body (204, or a 200 without content) is `null`.
+ */
+export function parseBody(status: number, contentType: string | undefined, body: string | Body): ParsedBody {
+  if (isBlank(body)) return { ok: true, value: null };
   const type = mediaType(contentType);
   if (type !== undefined && !isJsonType(type)) {
     return { ok: false, problem: `the API answered ${status} with a non-JSON body (${type})` };
   }
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    return { ok: true, value: typeof body === 'string' ? JSON.parse(body) as unknown : parseJsonBytes(body.chunks, body.size) };
   } catch {
     return type === undefined
       ? { ok: false, problem: `the API answered ${status} with a non-JSON body (no content type)` }
       : { ok: false, problem: `the API answered ${status} with malformed JSON` };
   }
+}
+
+/** Nothing but white space. Tested without trimming: a list's body is megabytes, and trim() would copy it. */
+function isBlank(body: string | Body): boolean {
+  if (typeof body === 'string') return !/\S/.test(body);
+  // The first byte that is not ASCII white space decides, as for the text; one that is not
+  // ASCII (other white space included) is left to the text's test.
+  for (const chunk of body.chunks) {
+    for (const byte of chunk) {
+      if (byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09 || byte === 0x0b || byte === 0x0c) continue;
+      return byte >= 0x80 ? !/\S/.test(Buffer.concat(body.chunks, body.size).toString('utf8')) : false;
+    }
+  }
+  return true;
 }
 
 /** The message of an error response: the API's detail (and attr), or a description of the body. */

@@ -275,7 +275,7 @@ export class ApiClient implements ApiPort {
       this.emit({ type: 'request', method, path, status });
       const accepted = (status >= 200 && status < 300) || okStatuses.includes(status);
       if (accepted) {
-        const parsed = parseBody(status, outcome.headers['content-type'], outcome.text);
+        const parsed = outcome.parsed ?? parseBody(status, outcome.headers['content-type'], outcome.text);
         if (!parsed.ok) throw this.fail('api', parsed.problem, { method, path, status });
         return { status, body: parsed.value as T };
       }

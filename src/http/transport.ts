@@ -2,6 +2,7 @@
 // body. It answers with the raw status, headers and text, or throws a TransportFailure that
 // says whether the request can have reached the server (which decides if it may be replayed).
 import type { Dispatcher } from 'undici';
+import { parseBody, type ParsedBody } from './api-error.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -9,6 +10,12 @@ export interface RawResponse {
   status: number;
   /** Lower-case names; repeated headers joined with ", ". */
   headers: Record<string, string>;
+  /**
+   * A success's body, parsed the moment it ends (./json-bytes.ts), so its bytes are let go at
+   * once: a plan reads megabytes of lists, and bytes held past a collection stay until a full one.
+   */
+  parsed?: ParsedBody;
+  /** Any other answer's body, decoded (for messages; empty for a parsed success). */
   text: string;
 }
 
@@ -41,10 +48,10 @@ export interface Exchange {
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 /**
- * The body as text, refused past `max` bytes. Read by 'data' events rather than an async
+ * The body's bytes, refused past `max` bytes. Read by 'data' events rather than an async
  * iterator: one promise per answer, not one per chunk (a plan reads hundreds of pages).
  */
-function readCapped(body: Dispatcher.ResponseData['body'], max: number): Promise<string> {
+function readCapped<T>(body: Dispatcher.ResponseData['body'], max: number, ended: (chunks: Buffer[], size: number) => T): Promise<T> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -58,8 +65,13 @@ function readCapped(body: Dispatcher.ResponseData['body'], max: number): Promise
       chunks.push(chunk);
     });
     body.on('error', reject);
-    // Decoded where the chunks lie: a list of 1000 flags is megabytes, copied once at most.
-    body.on('end', () => resolve((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8')));
+    body.on('end', () => {
+      try {
+        resolve(ended(chunks, size));
+      } catch (err) {
+        reject(err as Error);
+      }
+    });
   });
 }
 
@@ -79,8 +91,12 @@ export async function exchange(x: Exchange): Promise<RawResponse> {
       body: x.body,
       signal: controller.signal,
     });
-    const text = await readCapped(res.body, MAX_BODY_BYTES);
-    return { status: res.statusCode, headers: flattenHeaders(res.headers), text };
+    const status = res.statusCode;
+    const headers = flattenHeaders(res.headers);
+    const success = status >= 200 && status < 300;
+    return await readCapped(res.body, MAX_BODY_BYTES, (chunks, size): RawResponse => (success
+      ? { status, headers, parsed: parseBody(status, headers['content-type'], { chunks, size }), text: '' }
+      : { status, headers, text: Buffer.concat(chunks, size).toString('utf8') }));
   } catch (err) {
     if (err instanceof TransportFailure) throw err;
     if (timedOut) throw new TransportFailure('timeout', `no complete answer within ${x.timeoutMs} ms`);

@@ -1,0 +1,143 @@
+// A large answer is parsed in pieces (src/http/json-bytes.ts): whatever its bytes, the value or
+// the error must be exactly JSON.parse's of the decoded text.
+import { describe, expect, it } from 'vitest';
+import { parseJsonBytes } from '../src/http/json-bytes.js';
+
+/** What JSON.parse answers for the text, or the error's message. */
+function reference(text: string): { value?: unknown; error?: string } {
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+
+/** The bytes as a socket hands them over: chunks of odd sizes, cut anywhere (inside a character too). */
+function inChunks(bytes: Buffer): [Buffer[], number] {
+  const chunks: Buffer[] = [];
+  for (let at = 0, size = 1; at < bytes.length; at += size, size = size * 3 + 7) chunks.push(bytes.subarray(at, at + size));
+  return [chunks, bytes.length];
+}
+
+function parsed(text: string): { value?: unknown; error?: string } {
+  try {
+    return { value: parseJsonBytes(...inChunks(Buffer.from(text, 'utf8'))) };
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+
+function expectSame(text: string): void {
+  const want = reference(text);
+  const got = parsed(text);
+  expect(got).toEqual(want);
+  if (want.value !== null && typeof want.value === 'object') {
+    // Key order and own "__proto__" keys too, not only deep equality.
+    expect(JSON.stringify(got.value)).toBe(JSON.stringify(want.value));
+  }
+}
+
+/** A list answer of `n` records shaped like the API's flags, with the awkward strings JSON allows. */
+function listAnswer(n: number, extra = ''): string {
+  const results = Array.from({ length: n }, (_, i) => ({
+    id: i + 1,
+    key: `flag-${i}`,
+    name: i % 7 === 0 ? `quote " and backslash \\ and },{" and ]}, ${'é'.repeat(i % 5)} 🦔` : `Flag ${i}`,
+    filters: { groups: [{ properties: [{ key: 'email', value: ['a@b.c', '[x]'], operator: 'exact' }], rollout_percentage: i % 100 }, { properties: [], rollout_percentage: null }] },
+    created_by: { id: 1, uuid: '0190d1c4-6a1e-7c3d-8e4f-000000000001', email: 'sandbox@hogsync.dev', hedgehog_config: null },
+    tags: [], deleted: false, active: i % 2 === 0, version: 1.5e3, ratio: -0.25,
+  }));
+  return JSON.stringify({ count: n, next: null, previous: null, results }) + extra;
+}
+
+describe('parseJsonBytes: a large answer parsed in pieces, exactly as JSON.parse', () => {
+  it('reads a list of hundreds of records (several pieces) to the same value, key order included', () => {
+    const text = listAnswer(400);
+    expect(text.length).toBeGreaterThan(128 * 1024);
+    expectSame(text);
+    expectSame(JSON.stringify(JSON.parse(text), null, 2));
+    expectSame(`\r\n\t ${text} \n`);
+    expect(parseJsonBytes([Buffer.from(text)], Buffer.byteLength(text))).toEqual(JSON.parse(text));
+  });
+
+  it('never decodes a large list whole: no string it parses reaches 128 KiB (V8\'s large objects)', () => {
+    const text = listAnswer(1000);
+    expect(text.length).toBeGreaterThan(256 * 1024);
+    const parse = JSON.parse;
+    let longest = 0;
+    JSON.parse = ((source: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+      longest = Math.max(longest, source.length);
+      return parse(source, reviver) as unknown;
+    }) as typeof JSON.parse;
+    try {
+      expect(parseJsonBytes(...inChunks(Buffer.from(text)))).toEqual(parse(text));
+    } finally {
+      JSON.parse = parse;
+    }
+    expect(longest).toBeGreaterThan(0);
+    expect(longest).toBeLessThan(64 * 1024);
+  });
+
+  it('reads a large top-level array, a small answer, an empty object and an empty list', () => {
+    expectSame(JSON.stringify(JSON.parse(listAnswer(300)).results));
+    expectSame('{"count":0,"next":null,"previous":null,"results":[]}');
+    expectSame(`{"results":[]${' '.repeat(60_000)}}`);
+    expectSame(`{${' '.repeat(60_000)}}`);
+    expectSame(`[${' '.repeat(60_000)}]`);
+  });
+
+  it('keeps "__proto__" an own key and the last of duplicate keys, as JSON.parse does', () => {
+    const padding = 'x'.repeat(60_000);
+    const text = `{"__proto__":{"polluted":true},"a":1,"a":2,"pad":"${padding}","results":[{"__proto__":1}]}`;
+    expectSame(text);
+    const value = parseJsonBytes(...inChunks(Buffer.from(text))) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(value.a).toBe(2);
+  });
+
+  it('refuses malformed large answers with JSON.parse\'s own error, wherever the fault is', () => {
+    const good = listAnswer(200);
+    const faults = [
+      good.slice(0, -1), // cut short
+      good.slice(0, good.length / 2), // cut inside a record
+      good.replace('"results":[', '"results":[,'), // leading comma
+      good.replace(/\]\}$/, ',]}'), // trailing comma
+      good.replace(',{"id":150,', '{"id":150,'), // missing comma between records
+      good.replace(',{"id":150,', ',,{"id":150,'), // double comma
+      good.replace('"count":', '"count" '), // missing colon
+      good.replace('"next":null', '"next":nul'), // bad literal
+      good.replace('"version":1500', '"version":01500'), // leading zero
+      `${good}x`, // trailing garbage
+      `${good}{}`, // two values
+      `\uFEFF${good}`, // byte order mark
+      good.replace('"results":[', '"results":[{"a":1]'), // mismatched brackets
+      good.replace('Flag 1"', 'Flag 1\u0001"'), // control character in a string
+      good.replace('"key":"flag-3"', '"key":"flag-3\\x"'), // bad escape
+      good.replace('"key":"flag-3"', '"key":"flag-3'), // unterminated string swallowing the rest
+      `'${good}'`,
+    ];
+    for (const text of faults) {
+      const want = reference(text);
+      expect(want.error, `fault ${faults.indexOf(text)}`).toBeDefined();
+      expect(parsed(text)).toEqual(want);
+    }
+  });
+
+  it('matches JSON.parse on random large answers', () => {
+    let seed = 42;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const scalar = (): unknown => [null, true, false, random() * 1e6 - 5e5, Math.floor(random() * 100), `s${random()}\\"]},{[`, ''][Math.floor(random() * 7)];
+    const value = (depth: number): unknown => {
+      const r = random();
+      if (depth > 3 || r < 0.5) return scalar();
+      if (r < 0.75) return Array.from({ length: Math.floor(random() * 5) }, () => value(depth + 1));
+      return Object.fromEntries(Array.from({ length: Math.floor(random() * 5) }, (_, i) => [`k${i}${random() < 0.1 ? '"' : ''}`, value(depth + 1)]));
+    };
+    for (let round = 0; round < 8; round++) {
+      const results = Array.from({ length: 600 }, () => value(0));
+      const body = round % 2 === 0 ? { count: results.length, results, next: null } : results;
+      expectSame(JSON.stringify(body, null, round % 3 === 0 ? 1 : undefined));
+    }
+  });
+});
