@@ -9,6 +9,7 @@
 import { loadJsYaml } from './compiled.js';
 import { NodeRecorder, type FastPositions } from './fast-positions.js';
 import { MAX_DEPTH } from './parse.js';
+import { readBlockYaml } from './block-yaml.js';
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype', '<<']);
 /** Numbers as YAML 1.2's core schema writes them (js-yaml also reads 0b…, +0x…, 1_000). */
@@ -31,6 +32,8 @@ export function fastParse(text: string): Record<string, unknown> | undefined {
 
 /** The data of a plain file, with where its nodes start; undefined when the full parser must read it. */
 export function fastRead(text: string): { data: Record<string, unknown>; positions: FastPositions } | undefined {
+  const block = readBlockYaml(text);
+  if (block) return block;
   // A `?` is rare in configuration: the line test runs only where one is.
   if (text.includes('?') && EXPLICIT_KEY.test(text)) return undefined;
   const { load, CORE_SCHEMA } = loadJsYaml();

@@ -8,12 +8,12 @@
 import type { Pos } from './parse.js';
 import { splitPointer } from './pointer.js';
 
-const SCALAR = 0;
-const MAPPING = 1;
-const SEQUENCE = 2;
+export const SCALAR = 0;
+export const MAPPING = 1;
+export const SEQUENCE = 2;
 const OTHER = 3;
-const KEY = 4;
-const CHILDREN = 8;
+export const KEY = 4;
+export const CHILDREN = 8;
 
 /** The part of js-yaml's parser state a listener sees. */
 export interface ComposeState { position: number; kind: string | null; result: unknown }
@@ -104,7 +104,8 @@ export class NodeRecorder {
 
 class Unsure extends Error {}
 
-class RecordedPositions implements FastPositions {
+/** Lookups over nodes recorded in post-order: where each starts, its kind, key flag and child count, and key names. */
+export class RecordedPositions implements FastPositions {
   private sizes: Int32Array | undefined;
   private lines: number[] | undefined;
   private readonly children = new Map<number, number[]>();

@@ -1,0 +1,339 @@
+// The fastest path of the loader: configuration as people and `yaml.stringify` write it, read
+// line by line. Block mappings and lists, `- key: value` items, plain and quoted one-line
+// scalars, `[]`, `{}` and one-line lists of scalars, comments: nearly every file. It reads them
+// in half the time js-yaml takes (./fast-parse.ts, the next path, itself ten times faster than
+// the full parser), positions included. Anything else (a block scalar, a value over several
+// lines, an anchor, a tag, a tab, a duplicate key, a key or number YAML reads as something
+// unusual) answers undefined and goes down the next path: this never guesses. It records where
+// each node starts in the form ./fast-positions.ts reads, as the js-yaml pass does.
+import { MAPPING, RecordedPositions, SCALAR, SEQUENCE, KEY, CHILDREN, type FastPositions } from './fast-positions.js';
+import { MAX_DEPTH } from './parse.js';
+
+class NotBlock extends Error {}
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype', '<<']);
+const NULLS = new Set(['~', 'null', 'Null', 'NULL']);
+const TRUE = new Set(['true', 'True', 'TRUE']);
+const FALSE = new Set(['false', 'False', 'FALSE']);
+/** What YAML 1.2's core schema reads as a number. */
+const CORE_NUMBER = /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
+/** Numbers written plainly (no plus sign, leading zero or exponent): read here; other numbers are left to the next path. */
+const INTEGER = /^-?(?:0|[1-9][0-9]*)$/;
+const DECIMAL = /^-?(?:0|[1-9][0-9]*)\.[0-9]+$/;
+/** Characters YAML does not allow in a file, or that readers treat differently. */
+const NOT_PRINTABLE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]/;
+/** Characters a plain scalar may not start with (indicators), besides `-` and space. */
+const INDICATORS = new Set(['?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', "'", '"', '%', '@', '`']);
+/** JSON's escapes, which double-quoted YAML reads the same way; any other escape is left to the others. */
+const JSON_ESCAPES = /\\(?:["\\/bfnrt]|u(?![dD][89a-fA-F][0-9a-fA-F]{2})[0-9a-fA-F]{4})/g;
+
+interface Frame {
+  sequence: boolean;
+  indent: number;
+  value: Record<string, unknown> | unknown[];
+  /** Where the node starts, and how many child nodes it has recorded. */
+  start: number;
+  children: number;
+  /** A key (or a `-`) written with nothing after it: its value is the block below, or null. */
+  pending: string | true | undefined;
+  /** Where an empty pending value would be placed. */
+  pendingAt: number;
+}
+
+/** The data of a file of plain block YAML, with where its nodes start; undefined when another path must read it. */
+export function readBlockYaml(text: string): { data: Record<string, unknown>; positions: FastPositions } | undefined {
+  if (text.includes('\t') || text.includes('\r') || text.charCodeAt(0) === 0xfeff || NOT_PRINTABLE.test(text)) return undefined;
+  try {
+    return new BlockReader(text).read();
+  } catch (err) {
+    if (err instanceof NotBlock) return undefined;
+    throw err;
+  }
+}
+
+class BlockReader {
+  private readonly starts: number[] = [];
+  private readonly info: number[] = [];
+  private readonly names: Array<string | undefined> = [];
+  private readonly stack: Frame[] = [];
+  private root: Frame | undefined;
+
+  constructor(private readonly text: string) {}
+
+  read(): { data: Record<string, unknown>; positions: FastPositions } {
+    const text = this.text;
+    let at = 0;
+    while (at < text.length) {
+      let end = text.indexOf('\n', at);
+      if (end === -1) end = text.length;
+      let indent = at;
+      while (text.charCodeAt(indent) === 0x20) indent++;
+      if (indent < end && text[indent] !== '#') this.line(indent - at, indent, end);
+      at = end + 1;
+    }
+    while (this.stack.length > 0) this.close();
+    const root = this.root;
+    if (!root || root.sequence) throw new NotBlock();
+    return { data: root.value as Record<string, unknown>, positions: new RecordedPositions(text, this.starts, this.info, this.names, root.value) };
+  }
+
+  private line(indent: number, from: number, end: number): void {
+    const text = this.text;
+    if (from + 3 <= end && (text.startsWith('---', from) || text.startsWith('...', from)) && indent === 0) throw new NotBlock();
+    const dash = text[from] === '-' && (from + 1 === end || text[from + 1] === ' ');
+    let top = this.stack[this.stack.length - 1];
+    while (top && (top.indent > indent || (top.indent === indent && top.sequence && !dash && top.pending === undefined))) {
+      this.close();
+      top = this.stack[this.stack.length - 1];
+    }
+    if (!top) {
+      if (this.root) throw new NotBlock();
+      this.open(dash, indent, from);
+      top = this.stack[0] as Frame;
+      this.root = top;
+    } else if (top.pending !== undefined) {
+      if (indent > top.indent || (indent === top.indent && dash && !top.sequence)) {
+        this.open(dash, indent, from);
+        top = this.stack[this.stack.length - 1] as Frame;
+      } else {
+        this.emptyValue(top);
+        if (top.sequence && !dash) {
+          this.close();
+          return this.line(indent, from, end);
+        }
+      }
+    }
+    if (top.indent !== indent) throw new NotBlock();
+    if (top.sequence) {
+      if (!dash) throw new NotBlock();
+      this.item(top, from, end);
+    } else {
+      if (dash) throw new NotBlock();
+      this.entry(top, from, end);
+    }
+  }
+
+  private open(sequence: boolean, indent: number, start: number): void {
+    if (this.stack.length >= MAX_DEPTH) throw new NotBlock();
+    this.stack.push({ sequence, indent, value: sequence ? [] : {}, start, children: 0, pending: undefined, pendingAt: 0 });
+  }
+
+  /** Closes the innermost node: it becomes the value its parent waits for. */
+  private close(): void {
+    const frame = this.stack.pop() as Frame;
+    if (frame.pending !== undefined) this.emptyValue(frame);
+    this.record(frame.start, (frame.sequence ? SEQUENCE : MAPPING) | (frame.children * CHILDREN));
+    const parent = this.stack[this.stack.length - 1];
+    if (parent) this.fill(parent, frame.value);
+  }
+
+  /** A pending key or `-` whose value is nothing: null, placed where it would have started. */
+  private emptyValue(frame: Frame): void {
+    let at = frame.pendingAt;
+    while (this.text[at] === ' ') at++;
+    this.record(at, SCALAR);
+    this.fill(frame, null);
+  }
+
+  /** The pending value of a frame, whose node is recorded already. */
+  private fill(frame: Frame, value: unknown): void {
+    const pending = frame.pending;
+    if (pending === undefined) throw new NotBlock();
+    frame.pending = undefined;
+    frame.children++;
+    if (pending === true) (frame.value as unknown[]).push(value);
+    else (frame.value as Record<string, unknown>)[pending] = value;
+  }
+
+  private record(start: number, info: number): void {
+    this.starts.push(start);
+    this.info.push(info);
+  }
+
+  /** `- value`, `-` alone, or `- key: value` (a mapping whose keys line up after the dash). */
+  private item(frame: Frame, from: number, end: number): void {
+    const text = this.text;
+    let at = from + 1;
+    while (text.charCodeAt(at) === 0x20) at++;
+    frame.pending = true;
+    frame.pendingAt = from + 1;
+    if (at >= end || text[at] === '#') {
+      if (at < end && text[at - 1] !== ' ') throw new NotBlock();
+      return;
+    }
+    if (text[at] === '-' && (at + 1 === end || text[at + 1] === ' ')) throw new NotBlock();
+    if (this.keyEnd(at, end) !== -1) {
+      const indent = at - text.lastIndexOf('\n', at) - 1;
+      this.open(false, indent, at);
+      this.entry(this.stack[this.stack.length - 1] as Frame, at, end);
+      return;
+    }
+    this.inlineValue(frame, at, end);
+  }
+
+  /** `key: value` or `key:` (its value on the lines below). */
+  private entry(frame: Frame, from: number, end: number): void {
+    const text = this.text;
+    const colon = this.keyEnd(from, end);
+    if (colon === -1) throw new NotBlock();
+    const key = this.key(from, colon);
+    const map = frame.value as Record<string, unknown>;
+    if (FORBIDDEN_KEYS.has(key) || Object.prototype.hasOwnProperty.call(map, key)) throw new NotBlock();
+    this.names[this.starts.length] = key;
+    this.record(from, SCALAR | KEY);
+    frame.children++;
+    frame.pending = key;
+    frame.pendingAt = colon + 1;
+    let at = colon + 1;
+    while (text.charCodeAt(at) === 0x20) at++;
+    if (at >= end || text[at] === '#') {
+      if (at < end && at === colon + 1) throw new NotBlock();
+      return;
+    }
+    this.inlineValue(frame, at, end);
+  }
+
+  /**
+   * Where the key that starts at `from` ends (its colon), or -1 when the line holds no key: a
+   * quoted key and its colon, or a plain one up to the first `: ` (or a `:` ending the line).
+   */
+  private keyEnd(from: number, end: number): number {
+    const text = this.text;
+    const first = text[from];
+    if (first === '"' || first === "'") {
+      const close = this.quoteEnd(from, end);
+      return text[close] === ':' && (close + 1 === end || text[close + 1] === ' ') ? close : -1;
+    }
+    for (let i = from; i < end; i++) {
+      const c = text[i];
+      if (c === ':' && (i + 1 === end || text[i + 1] === ' ')) return i;
+      if (c === '#' && text[i - 1] === ' ') return -1;
+    }
+    return -1;
+  }
+
+  /** A key's text: plain keys must read as strings (not numbers, booleans or null). */
+  private key(from: number, colon: number): string {
+    const text = this.text;
+    const first = text[from] as string;
+    if (first === '"' || first === "'") return this.quoted(from, colon);
+    const raw = text.slice(from, colon).trimEnd();
+    if (raw === '' || INDICATORS.has(first) || (first === '-' && (raw.length === 1 || raw[1] === ' '))) throw new NotBlock();
+    if (NULLS.has(raw) || TRUE.has(raw) || FALSE.has(raw) || CORE_NUMBER.test(raw) || raw.includes(' #')) throw new NotBlock();
+    return raw;
+  }
+
+  /** The index after the quoted scalar that opens at `from`, on this line. */
+  private quoteEnd(from: number, end: number): number {
+    const text = this.text;
+    const quote = text[from];
+    for (let i = from + 1; i < end; i++) {
+      const c = text[i];
+      if (quote === '"' && c === '\\') i++;
+      else if (c === quote) {
+        if (quote === "'" && text[i + 1] === "'") i++;
+        else return i + 1;
+      }
+    }
+    throw new NotBlock();
+  }
+
+  /** The value of the quoted scalar between `from` and `to` (its quotes included). */
+  private quoted(from: number, to: number): string {
+    const text = this.text;
+    const inner = text.slice(from + 1, to - 1);
+    if (text[from] === "'") return inner.replaceAll("''", "'");
+    // Only JSON's escapes, and no control characters: then JSON reads it as YAML does.
+    if (inner.includes('\\') && inner.replace(JSON_ESCAPES, '').includes('\\')) throw new NotBlock();
+    for (let i = 0; i < inner.length; i++) if (inner.charCodeAt(i) < 0x20) throw new NotBlock();
+    return JSON.parse(text.slice(from, to)) as string;
+  }
+
+  /** What follows `key: ` or `- ` on the line: a scalar, `[]`, `{}`, or a one-line list of scalars. */
+  private inlineValue(frame: Frame, from: number, end: number): void {
+    const text = this.text;
+    const first = text[from] as string;
+    if (first === '[' || first === '{') return this.flow(frame, from, end);
+    if (first === '"' || first === "'") {
+      const close = this.quoteEnd(from, end);
+      this.rest(close, end);
+      this.record(from, SCALAR);
+      return this.fill(frame, this.quoted(from, close));
+    }
+    if (INDICATORS.has(first) || (first === '-' && (from + 1 === end || text[from + 1] === ' '))) throw new NotBlock();
+    let stop = from;
+    while (stop < end && !(text.charCodeAt(stop) === 0x23 && text.charCodeAt(stop - 1) === 0x20)) stop++;
+    const raw = text.slice(from, stop).trimEnd();
+    if (raw.includes(': ') || raw.endsWith(':')) throw new NotBlock();
+    this.record(from, SCALAR);
+    this.fill(frame, plainValue(raw));
+  }
+
+  /** `[]`, `{}`, or `[a, "b", 3]`: scalars only, on one line. */
+  private flow(frame: Frame, from: number, end: number): void {
+    const text = this.text;
+    const open = text[from];
+    let at = from + 1;
+    while (text[at] === ' ') at++;
+    if (open === '{') {
+      if (text[at] !== '}') throw new NotBlock();
+      this.rest(at + 1, end);
+      this.record(from, MAPPING);
+      return this.fill(frame, {});
+    }
+    const items: unknown[] = [];
+    if (text[at] === ']') at++;
+    else {
+      for (;;) {
+        const c = text[at];
+        if (c === undefined || at >= end) throw new NotBlock();
+        let stop: number;
+        if (c === '"' || c === "'") {
+          stop = this.quoteEnd(at, end);
+          this.record(at, SCALAR);
+          items.push(this.quoted(at, stop));
+        } else {
+          if (INDICATORS.has(c) || c === '-' && text[at + 1] === ' ') throw new NotBlock();
+          stop = at;
+          while (stop < end && text[stop] !== ',' && text[stop] !== ']' && text[stop] !== '[' && text[stop] !== '{' && text[stop] !== '}' && text[stop] !== '#' && text[stop] !== ':') stop++;
+          const raw = text.slice(at, stop).trimEnd();
+          if (raw === '') throw new NotBlock();
+          this.record(at, SCALAR);
+          items.push(plainValue(raw));
+        }
+        at = stop;
+        while (text[at] === ' ') at++;
+        if (text[at] === ',') {
+          at++;
+          while (text[at] === ' ') at++;
+          continue;
+        }
+        if (text[at] !== ']') throw new NotBlock();
+        at++;
+        break;
+      }
+    }
+    this.rest(at, end);
+    this.record(from, SEQUENCE | (items.length * CHILDREN));
+    this.fill(frame, items);
+  }
+
+  /** After a value: nothing but spaces and a comment. */
+  private rest(from: number, end: number): void {
+    let at = from;
+    while (at < end && this.text[at] === ' ') at++;
+    if (at < end && (this.text[at] !== '#' || at === from)) throw new NotBlock();
+  }
+}
+
+/** A plain scalar as YAML 1.2's core schema reads it; anything a reader might read otherwise is refused. */
+function plainValue(raw: string): unknown {
+  if (NULLS.has(raw)) return null;
+  if (TRUE.has(raw)) return true;
+  if (FALSE.has(raw)) return false;
+  if (!CORE_NUMBER.test(raw)) return raw;
+  const n = Number(raw);
+  if (INTEGER.test(raw) && Number.isSafeInteger(n) && raw !== '-0') return n;
+  if (DECIMAL.test(raw) && Number.isFinite(n) && !Object.is(n, -0)) return n;
+  throw new NotBlock();
+}
