@@ -1,6 +1,6 @@
 // The planner: a pure function of (desired, live, options) → plan. Generic over resource
 // kinds: it reads what is special about a kind from the kind, and never names one.
-import { hash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import type { DesiredItem, DesiredOrganization, DesiredState } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
 import { identityFieldsOf, identityOf, keyInScope, labelOf, parentItemKey, parentKeyOf, type Companions, type HeldBy, type HoldView, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
@@ -499,7 +499,9 @@ function assertOneChangePerItem(changes: readonly Change[], executions: Readonly
   const matchOf = (kind: ResourceKind, organization: string, project: number | null, parent: string | undefined, key: string) =>
     `${kind.name}|${organization}|${project ?? ''}|${parent?.toLowerCase() ?? ''}|${kind.matchKey(key)}`;
   const declared = new Set<string>();
-  for (const org of desired.organizations) {
+  // Only a delete can take what the files declare: without one, the declared items are not listed.
+  const deletes = changes.some((c) => c.action === 'delete');
+  for (const org of deletes ? desired.organizations : []) {
     for (const item of org.items) {
       const kind = kinds.find((k) => k.name === item.kind);
       // Identities that repeat in the API are checked by the live ids the declared items matched.
@@ -624,29 +626,58 @@ function withIdentity(kind: ResourceKind, item: DesiredItem, fields: Record<stri
 /** Digest of the desired and live state of one item; secrets enter only as their own digests. */
 function itemDigest(kind: ResourceKind, address: string, item: DesiredItem | undefined, record: LiveRecord | undefined, fields?: Record<string, unknown>): string {
   const declared = item ? withIdentity(kind, item, fields) : {};
-  const value = (field: string, v: unknown): string => {
-    const json = canonicalJson(v);
-    const secret = (kind.fields[field]?.sensitive || item?.interpolated.includes(field) || kind.secretFields?.(item?.fields, record).includes(field)) && v != null;
-    return secret ? `"sha256:${sha256(json)}"` : json;
-  };
+  const names = Object.keys(declared);
+  if (names.length > 1) names.sort();
+  // Which fields are secret is asked once per item (it runs for every declared item).
+  const secret = kind.secretFields?.(item?.fields, record);
+  const isSecret = (field: string) => kind.fields[field]?.sensitive === true || item?.interpolated.includes(field) === true || secret?.includes(field) === true;
   let text = `${address}\n${item ? item.ensure : '-'}\n${record ? String(kind.liveId(record)) : '-'}`;
-  for (const field of Object.keys(declared).sort()) {
-    text += `\n${field}=${value(field, declared[field])}`;
-    if (record) text += `|${value(field, record[field])}`;
+  for (const field of names) {
+    const hidden = isSecret(field);
+    text += `\n${field}=${digestValue(declared[field], hidden)}`;
+    if (record) text += `|${digestValue(record[field], hidden)}`;
   }
   return sha256(text).slice(0, 16);
 }
 
+function digestValue(value: unknown, secret: boolean): string {
+  const json = canonicalJson(value);
+  return secret && value != null ? `"sha256:${sha256(json)}"` : json;
+}
+
 function fingerprintOf(managed: ManagedItem[], desired: DesiredState, targets?: Omit<PlanTargets, 'left_out'>): string {
   // Already sorted by computePlan; sorting again keeps the fingerprint independent of callers.
-  const items = [...managed].sort(byAddress).map((m) => [m.address, m.digest]);
+  const items = [...managed].sort(byAddress);
   const prune = desired.organizations.map((o) => [o.id, o.prune]);
   // A targeted plan stands for its targets too: applied with others, it would be another plan.
   const scope = targets ? {
     targets: targets.addresses, derived: targets.changed_since?.derived.map((d) => d.address) ?? null,
     ...(targets.since ? { since: targets.since.derived.map((d) => d.address) } : {}),
   } : {};
-  return `sha256:${sha256(canonicalJson({ items, prune, ...scope }))}`;
+  // The digest of canonicalJson({ items: [[address, digest], …], prune, …scope }), fed to the
+  // hash a few hundred items at a time: tens of thousands of items are megabytes of text.
+  const whole: Record<string, unknown> = { items: null, prune, ...scope };
+  const digest = createHash('sha256');
+  let text = '{';
+  for (const key of Object.keys(whole).sort()) {
+    if (whole[key] === undefined) continue;
+    text += `${text === '{' ? '' : ','}${JSON.stringify(key)}:`;
+    if (key !== 'items') {
+      text += canonicalJson(whole[key]);
+      continue;
+    }
+    text += '[';
+    items.forEach((m, i) => {
+      text += `${i === 0 ? '' : ','}[${JSON.stringify(m.address)},${JSON.stringify(m.digest)}]`;
+      if (i % 512 === 511) {
+        digest.update(text);
+        text = '';
+      }
+    });
+    text += ']';
+  }
+  digest.update(`${text}}`);
+  return `sha256:${digest.digest('hex')}`;
 }
 
 const formatAt = (p: FilePosition) => `${p.file}:${p.line}:${p.col}`;

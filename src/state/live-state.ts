@@ -39,7 +39,6 @@ export async function readCollections(api: ApiPort, reads: readonly CollectionRe
  */
 export async function streamCollections(port: ApiPort, reads: readonly CollectionRead[], parallelism: number,
   onCollection: (read: CollectionRead, collection: LiveCollection) => void): Promise<void> {
-  const api = sharedReads(port);
   const dependents = reads.filter(needsParentId);
   const direct = reads.filter((read) => !needsParentId(read));
   // Each dependent waits for its parent's list: one the reads have, else one read for it alone.
@@ -58,6 +57,7 @@ export async function streamCollections(port: ApiPort, reads: readonly Collectio
     parentLists.set(list, [...(parentLists.get(list) ?? []), read]);
   }
   const all = [...direct, ...hidden];
+  const api = sharedReads(port, new Set([...reads, ...hidden].flatMap((read) => read.kind.companions?.(read.scope).map((c) => c.path) ?? [])));
   type Unit = { read: CollectionRead; id?: string | number; search?: string };
   const units: Unit[] = all.flatMap((read) => [
     ...(read.list ? [{ read }] : []),
@@ -216,13 +216,16 @@ async function readCompanions(api: ApiPort, reads: readonly CompanionRead[]): Pr
 
 /**
  * The port a run's reads share: a list (or a GET) that several collections need (an
- * organization's members, for its members and for each role's memberships) is asked once.
+ * organization's members, for its members and for each role's memberships) is asked once and
+ * kept for the run. Only those (`shared`, the companions' paths) are kept: the others are
+ * megabytes of flags, let go as soon as their project is compared.
  */
-export function sharedReads(api: ApiPort): ApiPort {
+export function sharedReads(api: ApiPort, shared: ReadonlySet<string>): ApiPort {
   const lists = new Map<string, Promise<unknown[]>>();
   const gets = new Map<string, Promise<{ status: number; body: unknown }>>();
   return {
     listAll: <T>(path: string) => {
+      if (!shared.has(path)) return api.listAll<T>(path);
       let found = lists.get(path);
       if (!found) {
         found = api.listAll<unknown>(path);
@@ -231,7 +234,7 @@ export function sharedReads(api: ApiPort): ApiPort {
       return found as Promise<T[]>;
     },
     request: <T>(method: Parameters<ApiPort['request']>[0], path: string, options?: Parameters<ApiPort['request']>[2]) => {
-      if (method !== 'GET' || options !== undefined) return api.request<T>(method, path, options);
+      if (method !== 'GET' || options !== undefined || !shared.has(path)) return api.request<T>(method, path, options);
       let found = gets.get(path);
       if (!found) {
         found = api.request<unknown>('GET', path);

@@ -137,15 +137,16 @@ function withoutComputed(filters: unknown): unknown {
 /** Plan-time checks of a project's flags: dependency cycles, the 2000-flag limit, deleted keys taken again. */
 function checkProject(view: ScopeView): ScopeCheck {
   const warnings: string[] = [];
-  const keyOfId = new Map<number, string>();
-  for (const r of view.records) if (typeof r.id === 'number') keyOfId.set(r.id, String(r.key));
+  // Built only when a flag depends on another: most projects have none.
+  let keyOfId: Map<number, string> | undefined;
+  const keyOf = (id: number) => (keyOfId ??= new Map(view.records.filter((r) => typeof r.id === 'number').map((r) => [r.id as number, String(r.key)]))).get(id);
   const declared = new Map(view.items.filter((i) => i.ensure === 'present').map((i) => [i.key, i]));
   const liveByKey = new Map(view.records.map((r) => [String(r.key), r]));
   const flags = [
     ...[...declared.values()].map((i) => ({ key: i.key, filters: 'filters' in i.fields ? i.fields.filters : liveByKey.get(i.key)?.filters })),
     ...view.records.filter((r) => !declared.has(String(r.key))).map((r) => ({ key: String(r.key), filters: r.filters })),
   ];
-  const cycle = dependencyCycle(flags, (id) => keyOfId.get(id));
+  const cycle = dependencyCycle(flags, keyOf);
   if (cycle) {
     return { error: `feature flags of project ${String(view.scope.project)} depend on each other in a cycle: ${cycle.join(' → ')} (a flag property names the id of the flag it depends on; the API refuses cycles)` };
   }

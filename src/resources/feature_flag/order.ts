@@ -74,9 +74,11 @@ export interface DeclaredFlag { key: string; filters: unknown }
  * null. `keyOfId` maps live flag ids to keys (dependencies name ids).
  */
 export function dependencyCycle(flags: readonly DeclaredFlag[], keyOfId: (id: number) => string | undefined): string[] | null {
+  // Only flags that depend on others can be part of a cycle: most depend on none.
   const deps = new Map<string, string[]>();
   for (const f of flags) {
-    deps.set(f.key, flagDependencies(f.filters).map(keyOfId).filter((k): k is string => k !== undefined));
+    const ids = flagDependencies(f.filters);
+    if (ids.length > 0) deps.set(f.key, ids.map(keyOfId).filter((k): k is string => k !== undefined));
   }
-  return findCycle(deps) ?? null;
+  return deps.size === 0 ? null : findCycle(deps) ?? null;
 }
