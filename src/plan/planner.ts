@@ -169,6 +169,7 @@ export class PlanBuilder {
       const out = this.planScope(state, kind, live.scopeOf?.(kind, scope) ?? scope, live);
       state.slots.set(`${this.kinds.indexOf(kind)}|${parentKeyOf(scope) ?? ''}`, out);
     }
+    if (unit.project !== null) state.refs.release(unit.project);
   }
 
   private readonly declaredSets = new WeakMap<DesiredOrganization, Set<string>>();

@@ -66,7 +66,20 @@ export class ReferenceIndex {
 
   constructor(private readonly organization: string, private readonly kinds: Kinds) {}
 
+  private readonly released = new Set<number>();
+
+  /**
+   * Lets a project's records go once its unit is planned: its references resolve within it
+   * (or up, to the organization's), so nothing asks for them again, and a plan of hundreds of
+   * projects would otherwise hold every project's records to the end.
+   */
+  release(project: number): void {
+    this.released.add(project);
+    for (const kind of this.kinds) this.entries.delete(`${kind.name}|${project}`);
+  }
+
   private entry(kind: ResourceKind, project: number | null): Entry {
+    if (project !== null && this.released.has(project)) throw new HogsyncError('internal', `the ${kind.name}s of project ${project} were asked for after the project was planned`);
     const key = `${kind.name}|${project ?? ''}`;
     let e = this.entries.get(key);
     if (!e) {

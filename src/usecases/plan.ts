@@ -152,28 +152,40 @@ export async function streamPlan(client: ApiPort, desired: DesiredState, reads: 
   const organizationLive: LiveCollection[] = [];
   const planned = new Set<PlanUnit>();
   const deferred: PlanUnit[] = [];
+  const planOne = async (unit: PlanUnit): Promise<void> => {
+    const w = waiting.get(unit) as { collections: LiveCollection[] };
+    let live = liveStateOf(w.collections);
+    const held = builder.heldBackNeeds(unit, live);
+    if (held.length > 0) {
+      const extra = await readCollections(client, held.flatMap(({ kind, scope }) => heldBackReads(kind, [scope])), parallelism);
+      live = withCollections(live, extra.collections);
+    }
+    builder.planUnit(unit, live);
+    planned.add(unit);
+    if (unit.project === null) organizationLive.push(...w.collections);
+    w.collections = [];
+    if (unit.project === null) for (const next of deferred.splice(0).filter((d) => d.organization === unit.organization)) enqueue(next);
+  };
+  // Units whose lists are all in, planned one after another on the chain.
+  const ready: PlanUnit[] = [];
   let chain: Promise<void> = Promise.resolve();
+  let scheduled = false;
   const enqueue = (unit: PlanUnit): void => {
     const own = byKey.get(unitKey(unit.organization, null));
     if (unit.afterOrganization && own && !planned.has(own)) {
       deferred.push(unit);
       return;
     }
+    ready.push(unit);
+    if (scheduled) return;
+    scheduled = true;
     chain = chain.then(async () => {
       // After the reads the response callbacks start: the next requests go out before this CPU work.
       await new Promise<void>((resolve) => { setImmediate(resolve); });
-      const w = waiting.get(unit) as { collections: LiveCollection[] };
-      let live = liveStateOf(w.collections);
-      const held = builder.heldBackNeeds(unit, live);
-      if (held.length > 0) {
-        const extra = await readCollections(client, held.flatMap(({ kind, scope }) => heldBackReads(kind, [scope])), parallelism);
-        live = withCollections(live, extra.collections);
-      }
-      builder.planUnit(unit, live);
-      planned.add(unit);
-      if (unit.project === null) organizationLive.push(...w.collections);
-      w.collections = [];
-      if (unit.project === null) for (const next of deferred.splice(0).filter((d) => d.organization === unit.organization)) enqueue(next);
+      scheduled = false;
+      // Every unit whose lists came in meanwhile, not one per turn of the event loop: with ten
+      // answers arriving in one turn, one per turn would hold the others' records for long.
+      for (let next = ready.shift(); next; next = ready.shift()) await planOne(next);
     });
     // Its error is awaited below; until then it must not count as unhandled.
     chain.catch(() => undefined);
