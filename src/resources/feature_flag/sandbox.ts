@@ -381,9 +381,31 @@ export function findFlag(state: SandboxState, project: number, id: number): Feat
   return state.feature_flags.find((f) => f.project === project && f.id === id);
 }
 
+/**
+ * Each project's flags, indexed once per version of the flag array: flags are only appended to
+ * it (or it is replaced), and a flag never moves to another project. A list of one project's
+ * flags then costs that project's flags, not every flag of the workspace.
+ */
+const flagsByProject = new WeakMap<FeatureFlagState[], { length: number; byProject: Map<number, FeatureFlagState[]> }>();
+
+function projectFlags(state: SandboxState, project: number): FeatureFlagState[] {
+  const all = state.feature_flags;
+  let index = flagsByProject.get(all);
+  if (!index || index.length !== all.length) {
+    index = { length: all.length, byProject: new Map() };
+    for (const f of all) {
+      const list = index.byProject.get(f.project);
+      if (list) list.push(f);
+      else index.byProject.set(f.project, [f]);
+    }
+    flagsByProject.set(all, index);
+  }
+  return index.byProject.get(project) ?? [];
+}
+
 /** Flags the project's list shows by default: not deleted, not archived, not hidden. */
 export function liveFlags(state: SandboxState, project: number): FeatureFlagState[] {
-  return state.feature_flags.filter((f) => f.project === project && !f.deleted && !f.archived && !f.hidden);
+  return projectFlags(state, project).filter((f) => !f.deleted && !f.archived && !f.hidden);
 }
 
 /** Flags that evaluate (local_evaluation, my_flags, evaluation_reasons): archived ones aside. */
@@ -590,7 +612,7 @@ export const model: SandboxModel = {
       const project = ctx.project as ProjectState;
       const archived = ctx.request.url.searchParams.get('archived');
       const flags = archived === 'true'
-        ? ctx.state.feature_flags.filter((f) => f.project === project.id && !f.deleted && f.archived && !f.hidden)
+        ? projectFlags(ctx.state, project.id).filter((f) => !f.deleted && f.archived && !f.hidden)
         : liveFlags(ctx.state, project.id);
       return { status: 200, body: paginate(flags, (f) => renderFlag(ctx.state, f), ctx.request.url) };
     },
