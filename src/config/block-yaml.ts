@@ -145,9 +145,11 @@ class BlockReader {
     else (frame.value as Record<string, unknown>)[pending] = value;
   }
 
-  private record(start: number, info: number): void {
+  /** One node, in post-order; `name`: a key's (kept for every node, so the list stays dense). */
+  private record(start: number, info: number, name?: string): void {
     this.starts.push(start);
     this.info.push(info);
+    this.names.push(name);
   }
 
   /** `- value`, `-` alone, or `- key: value` (a mapping whose keys line up after the dash). */
@@ -179,8 +181,7 @@ class BlockReader {
     const key = this.key(from, colon);
     const map = frame.value as Record<string, unknown>;
     if (FORBIDDEN_KEYS.has(key) || Object.prototype.hasOwnProperty.call(map, key)) throw new NotBlock();
-    this.names[this.starts.length] = key;
-    this.record(from, SCALAR | KEY);
+    this.record(from, SCALAR | KEY, key);
     frame.children++;
     frame.pending = key;
     frame.pendingAt = colon + 1;
@@ -219,7 +220,7 @@ class BlockReader {
     if (first === '"' || first === "'") return this.quoted(from, colon);
     const raw = text.slice(from, colon).trimEnd();
     if (raw === '' || INDICATORS.has(first) || (first === '-' && (raw.length === 1 || raw[1] === ' '))) throw new NotBlock();
-    if (NULLS.has(raw) || TRUE.has(raw) || FALSE.has(raw) || CORE_NUMBER.test(raw) || raw.includes(' #')) throw new NotBlock();
+    if ((mayResolve(raw) && (NULLS.has(raw) || TRUE.has(raw) || FALSE.has(raw) || CORE_NUMBER.test(raw))) || raw.includes(' #')) throw new NotBlock();
     return raw;
   }
 
@@ -326,8 +327,17 @@ class BlockReader {
   }
 }
 
+/** Whether a plain scalar may be anything but a string: only by its first character (most are names). */
+function mayResolve(raw: string): boolean {
+  const c = raw.charCodeAt(0);
+  // 0-9 + - . ~ and the first letters of null, true, false (any case), .inf and .nan.
+  return (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e || c === 0x7e
+    || c === 0x6e || c === 0x4e || c === 0x74 || c === 0x54 || c === 0x66 || c === 0x46;
+}
+
 /** A plain scalar as YAML 1.2's core schema reads it; anything a reader might read otherwise is refused. */
 function plainValue(raw: string): unknown {
+  if (!mayResolve(raw)) return raw;
   if (NULLS.has(raw)) return null;
   if (TRUE.has(raw)) return true;
   if (FALSE.has(raw)) return false;
