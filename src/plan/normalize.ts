@@ -220,6 +220,25 @@ function quoteKey(key: string): string {
   return quoted;
 }
 
+/**
+ * Keys in the order Array.prototype.sort puts them (UTF-16 code units), sorted in place. Objects
+ * have a handful of keys, and the built-in sort allocates a work area on every call: a plan's
+ * digests sort hundreds of thousands of key lists.
+ */
+export function sortKeys(keys: string[]): string[] {
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i] as string;
+    let j = i - 1;
+    while (j >= 0 && (keys[j] as string) > key) {
+      keys[j + 1] = keys[j] as string;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
+}
+
 /** JSON with sorted object keys: stable input for digests (written by hand: it runs per item). */
 export function canonicalJson(value: unknown): string {
   switch (typeof value) {
@@ -237,7 +256,7 @@ export function canonicalJson(value: unknown): string {
   }
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record);
-  if (keys.length > 1) keys.sort();
+  if (keys.length > 1) sortKeys(keys);
   let out = '{';
   let first = true;
   for (const key of keys) {

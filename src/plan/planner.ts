@@ -6,7 +6,7 @@ import { HogsyncError } from '../errors.js';
 import { identityFieldsOf, identityOf, keyInScope, labelOf, parentItemKey, parentKeyOf, type Companions, type HeldBy, type HoldView, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, kindByName, type Kinds } from '../resources/registry.js';
 import type { LiveState } from './live.js';
-import { canonicalJson, dropServerKeys, mergedUpdate, RULES, sameField, serverKeysOf } from './normalize.js';
+import { canonicalJson, dropServerKeys, mergedUpdate, RULES, sameField, serverKeysOf, sortKeys } from './normalize.js';
 import type { ChangeView } from '../resources/kind.js';
 import {
   addressOf, heldByText, SENSITIVE, type Change, type Execution, type FieldChange, type ManagedItem, type Plan, type PlanResult, type PlanTargets, type UnmanagedItem,
@@ -628,7 +628,7 @@ function withIdentity(kind: ResourceKind, item: DesiredItem, fields: Record<stri
 function itemDigest(kind: ResourceKind, address: string, item: DesiredItem | undefined, record: LiveRecord | undefined, fields?: Record<string, unknown>): string {
   const declared = item ? withIdentity(kind, item, fields) : {};
   const names = Object.keys(declared);
-  if (names.length > 1) names.sort();
+  if (names.length > 1) sortKeys(names);
   // Which fields are secret is asked once per item (it runs for every declared item).
   const secret = kind.secretFields?.(item?.fields, record);
   const isSecret = (field: string) => kind.fields[field]?.sensitive === true || item?.interpolated.includes(field) === true || secret?.includes(field) === true;
@@ -730,7 +730,6 @@ export class Matcher {
 
   find(item: DesiredItem): LiveRecord | undefined {
     const { kind, scope } = this;
-    const label = labelOf(kind);
     if (item.pin !== undefined) {
       const record = this.byId.get(String(item.pin));
       // Named once every collection was read: the id may be another project's (PlanBuilder.raise).
@@ -746,11 +745,11 @@ export class Matcher {
     const old = olds[0];
     if (!old || old === record) return record;
     if (record) {
-      throw new HogsyncError('config', `${label} "${keyInScope(scope, item.key)}" has renamed_from: "${item.renamedFrom}", but both are live `
+      throw new HogsyncError('config', `${labelOf(kind)} "${keyInScope(scope, item.key)}" has renamed_from: "${item.renamedFrom}", but both are live `
         + `(ids ${String(kind.liveId(old))} and ${String(kind.liveId(record))}): remove renamed_from, or delete one of them first`, { position: item.position });
     }
     if (!kind.renamable) {
-      throw new HogsyncError('config', `${label} items cannot be renamed in place: remove renamed_from`, { position: item.position });
+      throw new HogsyncError('config', `${labelOf(kind)} items cannot be renamed in place: remove renamed_from`, { position: item.position });
     }
     return old;
   }

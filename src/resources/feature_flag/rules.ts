@@ -564,12 +564,14 @@ function checkPayloads(ctx: Context, filters: Obj, variantKeys: Set<string>): vo
  * Problems of one declared flag (or one project's override of a shared flag) as written, with
  * paths below the entry. Defensive: a value of the wrong type is the schema's to report.
  */
+const SERVER_OWNED_ENTRIES = Object.entries(SERVER_OWNED_FILTER_KEYS);
+
 export function validateFlagEntry(entry: Record<string, unknown>): EntryProblem[] {
   const filters = entry.filters;
   if (!isObj(filters)) return [];
   const agg = filters.aggregation_group_type_index;
   const ctx: Context = { problems: [], aggregation: agg === undefined || agg === null ? null : typeof agg === 'number' && Number.isInteger(agg) ? agg : undefined };
-  for (const [key, reason] of Object.entries(SERVER_OWNED_FILTER_KEYS)) {
+  for (const [key, reason] of SERVER_OWNED_ENTRIES) {
     if (key in filters) add(ctx, ['filters', key], `the API's, not the file's: ${reason}; remove it (hogsync never compares or removes it)`, 'key');
   }
   const variantKeys = checkVariants(ctx, filters.multivariate);
