@@ -52,9 +52,14 @@ export function readBlockYaml(text: string): { data: Record<string, unknown>; po
 }
 
 class BlockReader {
-  private readonly starts: number[] = [];
-  private readonly info: number[] = [];
-  private readonly names: Array<string | undefined> = [];
+  // The nodes in typed arrays (grown by doubling): a configuration has hundreds of thousands of
+  // nodes, kept while its positions may be asked, and these the collector neither scans nor copies.
+  private starts = new Int32Array(1024);
+  private info = new Int32Array(1024);
+  private nodes = 0;
+  /** Key names, and for each node the index of its name plus one (0: not a key). */
+  private readonly keyNames: string[] = [];
+  private keyOf = new Int32Array(1024);
   private readonly stack: Frame[] = [];
   private root: Frame | undefined;
 
@@ -74,7 +79,10 @@ class BlockReader {
     while (this.stack.length > 0) this.close();
     const root = this.root;
     if (!root || root.sequence) throw new NotBlock();
-    return { data: root.value as Record<string, unknown>, positions: new RecordedPositions(text, this.starts, this.info, this.names, root.value) };
+    const n = this.nodes;
+    const { keyNames, keyOf } = this;
+    const nameOf = (node: number) => (node < n && keyOf[node]! > 0 ? keyNames[keyOf[node]! - 1] : undefined);
+    return { data: root.value as Record<string, unknown>, positions: new RecordedPositions(text, this.starts.subarray(0, n), this.info.subarray(0, n), nameOf, root.value) };
   }
 
   private line(indent: number, from: number, end: number): void {
@@ -145,11 +153,18 @@ class BlockReader {
     else (frame.value as Record<string, unknown>)[pending] = value;
   }
 
-  /** One node, in post-order; `name`: a key's (kept for every node, so the list stays dense). */
+  /** One node, in post-order; `name`: a key's. */
   private record(start: number, info: number, name?: string): void {
-    this.starts.push(start);
-    this.info.push(info);
-    this.names.push(name);
+    const n = this.nodes;
+    if (n === this.starts.length) {
+      this.starts = grown(this.starts);
+      this.info = grown(this.info);
+      this.keyOf = grown(this.keyOf);
+    }
+    this.starts[n] = start;
+    this.info[n] = info;
+    if (name !== undefined) this.keyOf[n] = this.keyNames.push(name);
+    this.nodes = n + 1;
   }
 
   /** `- value`, `-` alone, or `- key: value` (a mapping whose keys line up after the dash). */
@@ -325,6 +340,12 @@ class BlockReader {
     while (at < end && this.text[at] === ' ') at++;
     if (at < end && (this.text[at] !== '#' || at === from)) throw new NotBlock();
   }
+}
+
+function grown(array: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const next = new Int32Array(array.length * 2);
+  next.set(array);
+  return next;
 }
 
 /** Whether a plain scalar may be anything but a string: only by its first character (most are names). */

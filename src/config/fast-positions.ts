@@ -98,7 +98,8 @@ export class NodeRecorder {
 
   /** Lookups over what was recorded, beside the data the pass returned. */
   positions(data: unknown): FastPositions {
-    return new RecordedPositions(this.text, this.starts, this.info, this.names, data);
+    const names = this.names;
+    return new RecordedPositions(this.text, this.starts, this.info, (node) => names[node], data);
   }
 }
 
@@ -113,9 +114,10 @@ export class RecordedPositions implements FastPositions {
 
   constructor(
     private readonly text: string,
-    private readonly starts: readonly number[],
-    private readonly info: readonly number[],
-    private readonly names: ReadonlyArray<string | undefined>,
+    private readonly starts: ArrayLike<number>,
+    private readonly info: ArrayLike<number>,
+    /** A key node's name (undefined for any other node). */
+    private readonly nameOf: (node: number) => string | undefined,
     private readonly data: unknown,
   ) {}
 
@@ -189,7 +191,7 @@ export class RecordedPositions implements FastPositions {
       const valueNode = next !== undefined && !((this.info[next] ?? 0) & KEY) ? next : undefined;
       if (valueNode !== undefined) i++;
       count++;
-      const name = this.names[key];
+      const name = this.nameOf(key);
       // The last of a repeated key wins, as in the data.
       if (name !== undefined) byName.set(name, { key, value: valueNode });
     }
