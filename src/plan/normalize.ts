@@ -145,14 +145,26 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 /** Deep equality that ignores the order of object keys (not of array items). */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => deepEqual(v, b[i]));
+  // Loops rather than Object.keys and every(): this compares every declared field of every item.
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
   if (isRecord(a) && isRecord(b)) {
-    const ka = Object.keys(a);
-    if (ka.length !== Object.keys(b).length) return false;
-    return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual(a[k], b[k]));
+    let keys = 0;
+    for (const k in a) {
+      if (!hasOwn(a, k)) continue;
+      keys++;
+      if (!hasOwn(b, k) || !deepEqual(a[k], b[k])) return false;
+    }
+    for (const k in b) if (hasOwn(b, k)) keys--;
+    return keys === 0;
   }
   return false;
 }
+
+const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
 /**
  * Merged fields (FieldSpec.merge): the API merges what is sent into what it stores, so a key

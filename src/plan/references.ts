@@ -20,9 +20,13 @@ export class Deferred {
 
 /** Whether a value holds an id that only apply can fill in. */
 export function holdsDeferred(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
   if (value instanceof Deferred) return true;
-  if (Array.isArray(value)) return value.some(holdsDeferred);
-  if (value !== null && typeof value === 'object') return Object.values(value).some(holdsDeferred);
+  if (Array.isArray(value)) {
+    for (const v of value) if (holdsDeferred(v)) return true;
+    return false;
+  }
+  for (const k in value) if (holdsDeferred((value as Record<string, unknown>)[k])) return true;
   return false;
 }
 
