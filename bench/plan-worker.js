@@ -2,13 +2,8 @@
 // render) as `hogsync plan` does, and reports phase times, CPU time and peak memory as JSON. The
 // reads and the comparison overlap (a project is compared as soon as its lists are in), so
 // `read_ms` is the wall of both together: what the round-trip bound is compared with.
-import { loadConfig } from '../dist/config/load.js';
-import { plannedReads } from '../dist/state/targets.js';
-import { streamPlan } from '../dist/usecases/plan.js';
-import { renderJson } from '../dist/render/json.js';
-import { renderText } from '../dist/render/text.js';
-import { apiSettings } from '../dist/cli/options.js';
-import { createClient } from '../dist/http/client.js';
+// The pipeline as the CLI bundles it (dist/bundle/, scripts/bundle-cli.js): the code `hogsync plan` runs.
+import { loadConfig, plannedReads, streamPlan, renderJson, renderText, apiSettings, createClient } from '../dist/bundle/plan-pipeline.mjs';
 
 const [, , configPath] = process.argv;
 const t0 = performance.now();

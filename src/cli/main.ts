@@ -12,6 +12,19 @@ import { setResendSecrets } from '../resources/write-only.js';
 
 type VerbModule = { run(args: string[], opts: Record<string, unknown>): Promise<number> };
 
+/** Each command's module, loaded when it runs (named one by one, so the build can bundle them). */
+const VERBS: Record<string, () => Promise<VerbModule>> = {
+  validate: () => import('./validate.js'),
+  plan: () => import('./plan.js'),
+  apply: () => import('./apply.js'),
+  drift: () => import('./drift.js'),
+  export: () => import('./export.js'),
+  show: () => import('./show.js'),
+  fmt: () => import('./fmt.js'),
+  sandbox: () => import('./sandbox.js'),
+  schema: () => import('./schema.js'),
+};
+
 const EXIT_CODES = `
 Exit codes:
   0  success, no changes
@@ -232,7 +245,9 @@ export async function main(argv: string[]): Promise<number> {
       maskStream(process.stdout);
       maskStream(process.stderr);
     }
-    const mod = (await import(`./${verb}.js`)) as VerbModule;
+    const load = VERBS[verb];
+    if (!load) throw new Error(`no command ${verb}`);
+    const mod = await load();
     exitCode = await mod.run(args, opts);
   }, argv);
   program.exitOverride();
