@@ -1,24 +1,35 @@
-// `npm run bench [-- --json] [-- --only=startup,validate,plan,since,people,apply]`: every performance figure of
+// `npm run bench [-- --json | --markdown] [-- --only=startup,validate,plan,since,people,apply] [-- --from=FILE]`: every performance figure of
 // hogsync, measured against the real CLI and a sandbox process on loopback.
+import { readFileSync } from 'node:fs';
 import { startup } from './startup.js';
 import { driftSinceBenchmark, peopleBenchmark, planBenchmarks } from './plan-scale.js';
 import { applyRate } from './apply-rate.js';
 import { validateErrors } from './validate-errors.js';
 
 const json = process.argv.includes('--json');
+/** `--markdown`: the table as the README's Performance section holds it. */
+const markdown = process.argv.includes('--markdown');
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
 const only = onlyArg ? new Set(onlyArg.split(',')) : null;
 const want = (name) => !only || only.has(name);
 const log = (text) => { if (!json) process.stderr.write(`${text}\n`); };
 
-const results = {};
-if (want('startup')) { log('startup …'); results.startup = await startup(); }
-if (want('validate')) { log('validate_errors (20 000 roles, one wrong value each) …'); results.validate_errors = await validateErrors(); }
-if (want('plan')) { log('plan_scale, hourly_budget, plan_cpu, pr_plan, plan_kinds, drift_since (200 projects × 100 flags; with event definitions, with cohorts and actions) …'); Object.assign(results, await planBenchmarks()); }
-// drift_since is part of `plan`; `--only=since` runs it alone.
-else if (only?.has('since')) { log('drift_since (200 projects × 100 flags) …'); Object.assign(results, await driftSinceBenchmark()); }
-if (!want('plan') && only?.has('people')) { log('plan_people (plan_scale with 50 members, 10 roles with members, access on every project) …'); Object.assign(results, await peopleBenchmark()); }
-if (want('apply')) { log('apply_rate (300 updates under a rate limit; about 80 s) …'); results.apply_rate = await applyRate(); }
+/** Every benchmark `--only` asks for (all without it), as one object of figures. */
+async function measure() {
+  const results = {};
+  if (want('startup')) { log('startup …'); results.startup = await startup(); }
+  if (want('validate')) { log('validate_errors (20 000 roles, one wrong value each) …'); results.validate_errors = await validateErrors(); }
+  if (want('plan')) { log('plan_scale, hourly_budget, plan_cpu, pr_plan, plan_kinds, drift_since (200 projects × 100 flags; with event definitions, with cohorts and actions) …'); Object.assign(results, await planBenchmarks()); }
+  // drift_since is part of `plan`; `--only=since` runs it alone.
+  else if (only?.has('since')) { log('drift_since (200 projects × 100 flags) …'); Object.assign(results, await driftSinceBenchmark()); }
+  if (!want('plan') && only?.has('people')) { log('plan_people (plan_scale with 50 members, 10 roles with members, access on every project) …'); Object.assign(results, await peopleBenchmark()); }
+  if (want('apply')) { log('apply_rate (300 updates under a rate limit; about 80 s) …'); results.apply_rate = await applyRate(); }
+  return results;
+}
+
+/** `--from=FILE`: the figures of an earlier `--json` run, printed again (as a table, or `--markdown`). */
+const from = process.argv.find((a) => a.startsWith('--from='))?.slice(7);
+const results = from ? JSON.parse(readFileSync(from, 'utf8')) : await measure();
 
 if (json) {
   process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
@@ -74,6 +85,13 @@ if (json) {
   if (a) {
     row('apply_rate', 'achieved share of R', `${a.achieved_share} (${a.achieved_per_minute}/${a.rate_per_minute} per min, ${a.applied} applied)`, '≥ 0.9', a.achieved_share >= 0.9);
     row('apply_rate', '429 answers', String(a.throttled_429), '= 0', a.throttled_429 === 0);
+  }
+  if (markdown) {
+    // The README's table, as it is pasted there.
+    console.log('| benchmark | figure | measured | target | |');
+    console.log('|---|---|---|---|---|');
+    for (const r of rows) console.log(`| \`${r[0]}\` | ${r.slice(1).map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`);
+    process.exit(0);
   }
   const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => r[i].length), 6));
   const line = (r) => r.map((c, i) => c.padEnd(widths[i])).join('  ');
