@@ -418,10 +418,17 @@ export class PlanBuilder {
 
   /** The first error the files caused, in the order of the desired state. */
   private raise(): void {
-    const declared = new Map<DesiredItem, number>();
-    let n = 0;
-    for (const state of this.orgs.values()) for (const item of state.org.items) declared.set(item, n++);
-    const first = <T extends { item: DesiredItem }>(list: readonly T[]): T | undefined => [...list].sort((a, b) => (declared.get(a.item) ?? 0) - (declared.get(b.item) ?? 0))[0];
+    // The files' order, listed only when there is something to raise (a plan declares thousands of items).
+    let declared: Map<DesiredItem, number> | undefined;
+    const order = (item: DesiredItem): number => {
+      if (!declared) {
+        declared = new Map();
+        let n = 0;
+        for (const state of this.orgs.values()) for (const i of state.org.items) declared.set(i, n++);
+      }
+      return declared.get(item) ?? 0;
+    };
+    const first = <T extends { item: DesiredItem }>(list: readonly T[]): T | undefined => (list.length === 0 ? undefined : [...list].sort((a, b) => order(a.item) - order(b.item))[0]);
     const miss = first(this.pinMisses);
     if (miss) {
       const { kind, scope, item } = miss;

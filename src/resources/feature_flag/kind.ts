@@ -21,7 +21,7 @@
 import { isHogsyncError } from '../../errors.js';
 import { describeFlagFilters } from './describe.js';
 import { dependencyCycle, flagOrder } from './order.js';
-import { flagDependencies, normalizeFilters, normalizeTags, requestFilters, validateFlagEntry } from './rules.js';
+import { flagDependencies, hasFlagDependency, normalizeFilters, normalizeTags, requestFilters, validateFlagEntry } from './rules.js';
 import type {
   BlastRadius, HeldBy, HoldView, KindPort, LiveRecord, PreviewInput, PreviewResult, ResourceKind, Scope, ScopeCheck, ScopeView,
 } from '../kind.js';
@@ -140,12 +140,14 @@ function checkProject(view: ScopeView): ScopeCheck {
   // Built only when a flag depends on another: most projects have none.
   let keyOfId: Map<number, string> | undefined;
   const keyOf = (id: number) => (keyOfId ??= new Map(view.records.filter((r) => typeof r.id === 'number').map((r) => [r.id as number, String(r.key)]))).get(id);
-  const declared = new Map(view.items.filter((i) => i.ensure === 'present').map((i) => [i.key, i]));
-  const liveByKey = new Map(view.records.map((r) => [String(r.key), r]));
-  const flags = [
+  // The graph of flags that depend on others, drawn only where a flag names another (most projects have none).
+  const depends = view.items.some((i) => hasFlagDependency(i.fields.filters)) || view.records.some((r) => hasFlagDependency(r.filters));
+  const declared = depends ? new Map(view.items.filter((i) => i.ensure === 'present').map((i) => [i.key, i])) : new Map<string, never>();
+  const liveByKey = depends ? new Map(view.records.map((r) => [String(r.key), r])) : new Map<string, never>();
+  const flags = depends ? [
     ...[...declared.values()].map((i) => ({ key: i.key, filters: 'filters' in i.fields ? i.fields.filters : liveByKey.get(i.key)?.filters })),
     ...view.records.filter((r) => !declared.has(String(r.key))).map((r) => ({ key: String(r.key), filters: r.filters })),
-  ];
+  ] : [];
   const cycle = dependencyCycle(flags, keyOf);
   if (cycle) {
     return { error: `feature flags of project ${String(view.scope.project)} depend on each other in a cycle: ${cycle.join(' → ')} (a flag property names the id of the flag it depends on; the API refuses cycles)` };

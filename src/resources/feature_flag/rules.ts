@@ -192,6 +192,16 @@ export function normalizeFilters(value: unknown): unknown {
 export { normalizeTags } from '../tags.js';
 
 /** The flag ids a flag's release conditions depend on (`type: flag` properties name them). */
+/** Whether a flag's filters name another flag (a `flag` property), without listing them. */
+export function hasFlagDependency(filters: unknown): boolean {
+  if (!isObj(filters) || !Array.isArray(filters.groups)) return false;
+  for (const g of filters.groups) {
+    if (!isObj(g) || !Array.isArray(g.properties)) continue;
+    for (const p of g.properties) if (isObj(p) && p.type === 'flag') return true;
+  }
+  return false;
+}
+
 export function flagDependencies(filters: unknown): number[] {
   if (!isObj(filters) || !Array.isArray(filters.groups)) return [];
   const ids = new Set<number>();
