@@ -7,11 +7,10 @@
 // unusual) answers undefined and goes down the next path: this never guesses. It records where
 // each node starts in the form ./fast-positions.ts reads, as the js-yaml pass does.
 import { MAPPING, RecordedPositions, SCALAR, SEQUENCE, KEY, CHILDREN, type FastPositions } from './fast-positions.js';
-import { MAX_DEPTH } from './parse.js';
+import { KEYS_FOR_THE_FULL_PARSER, MAX_DEPTH } from './parse.js';
 
 class NotBlock extends Error {}
 
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype', '<<']);
 const NULLS = new Set(['~', 'null', 'Null', 'NULL']);
 const TRUE = new Set(['true', 'True', 'TRUE']);
 const FALSE = new Set(['false', 'False', 'FALSE']);
@@ -195,7 +194,7 @@ class BlockReader {
     if (colon === -1) throw new NotBlock();
     const key = this.key(from, colon);
     const map = frame.value as Record<string, unknown>;
-    if (FORBIDDEN_KEYS.has(key) || Object.prototype.hasOwnProperty.call(map, key)) throw new NotBlock();
+    if (KEYS_FOR_THE_FULL_PARSER.has(key) || Object.prototype.hasOwnProperty.call(map, key)) throw new NotBlock();
     this.record(from, SCALAR | KEY, key);
     frame.children++;
     frame.pending = key;

@@ -8,10 +8,9 @@
 // messages and plans name.
 import { loadJsYaml } from './compiled.js';
 import { NodeRecorder, type FastPositions } from './fast-positions.js';
-import { MAX_DEPTH } from './parse.js';
+import { KEYS_FOR_THE_FULL_PARSER, MAX_DEPTH } from './parse.js';
 import { readBlockYaml } from './block-yaml.js';
 
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype', '<<']);
 /** Numbers as YAML 1.2's core schema writes them (js-yaml also reads 0b…, +0x…, 1_000). */
 const CORE_NUMBER = /^(?:[-+]?(?:\d+|\d*\.\d+|\d+\.\d*)(?:[eE][-+]?\d+)?|0o[0-7]+|0x[0-9a-fA-F]+)$/;
 /** Explicit keys (`? …`) may be lists or mappings, which js-yaml would turn into strings. */
@@ -84,7 +83,7 @@ function isPlain(value: unknown, depth: number): boolean {
   if (Array.isArray(value)) return value.every((v) => isPlain(v, depth + 1));
   if (typeof value !== 'object') return false;
   for (const key of Object.keys(value)) {
-    if (FORBIDDEN_KEYS.has(key) || key === '[object Object]') return false;
+    if (KEYS_FOR_THE_FULL_PARSER.has(key) || key === '[object Object]') return false;
     if (!isPlain((value as Record<string, unknown>)[key], depth + 1)) return false;
   }
   return true;

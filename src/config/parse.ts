@@ -36,6 +36,8 @@ export const MAX_ALIAS_EXPANSION = 10_000;
 export const MAX_DEPTH = 64;
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/** Keys a fast path leaves to this parser: the refused ones, and the merge key it reports. */
+export const KEYS_FOR_THE_FULL_PARSER: ReadonlySet<string> = new Set([...FORBIDDEN_KEYS, '<<']);
 const CORE = 'tag:yaml.org,2002:';
 const ALLOWED_TAGS = new Set(['!', ...['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => CORE + t)]);
 
