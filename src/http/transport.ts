@@ -1,6 +1,7 @@
 // One HTTP exchange over undici, bounded by a timeout that covers the headers and the whole
-// body. It answers with the raw status, headers and text, or throws a TransportFailure that
-// says whether the request can have reached the server (which decides if it may be replayed).
+// body. It answers with the status, the headers and the body (a success's parsed as it ends,
+// any other's as text), or throws a TransportFailure that says whether the request can have
+// reached the server (which decides if it may be replayed).
 import { EventEmitter } from 'node:events';
 import type { Dispatcher } from 'undici';
 import { parseBody, type ParsedBody } from './api-error.js';
