@@ -53,6 +53,17 @@ describe('API client retries', () => {
     expect(api.sleeps).toEqual([12000]);
   });
 
+  it('does not retry into the last few milliseconds of --timeout: the error names what the API last answered', async () => {
+    // 760 ms in all: after the first 503 and 250 ms of backoff, 510 ms are left; the next backoff
+    // (500 ms) would leave 10 ms for an attempt, less than a tenth of the budget: it stops there.
+    api = mockApi({ totalTimeoutMs: 760 });
+    api.pool.intercept({ path: PATH, method: 'GET' }).reply(503, { detail: 'Service unavailable, try later.' }, JSON_HEADERS).times(3);
+    const err = await rejection(api.client.request('GET', PATH));
+    expect(err.format()).toBe(`GET ${PATH} → 503: no complete answer within --timeout 0.8 s (2 attempts; the last: Service unavailable, try later.); the API or the network is slow: raise --timeout, or try again later`);
+    expect(api.sleeps).toEqual([250]);
+    expect(api.client.stats.requests).toBe(2);
+  });
+
   it('gives up, naming the status, when the retries are exhausted', async () => {
     api = mockApi({ maxRetries: 3 });
     api.pool.intercept({ path: PATH, method: 'GET' }).reply(502, { detail: 'Bad gateway' }, JSON_HEADERS).times(4);

@@ -260,7 +260,7 @@ export class ApiClient implements ApiPort {
         const notReplayed = mayHaveArrived && !idempotent ? `; not retried: ${method} is not idempotent; the change may or may not have been applied` : '';
         if (replayable && retriesLeft) {
           const wait = backoffMs(attempt, this.random);
-          if (wait >= left()) throw this.fail('network', this.overTime(outcome.detail, attempt + 1, unreachable), { method, path }, unreachable);
+          if (!this.roomFor(wait, left())) throw this.fail('network', this.overTime(outcome.detail, attempt + 1, unreachable), { method, path }, unreachable);
           spent += wait;
           await this.backoff(method, path, undefined, wait);
           continue;
@@ -303,7 +303,7 @@ export class ApiClient implements ApiPort {
         }
         if (retriesLeft) {
           if (status !== 429) {
-            if (waitMs >= left()) throw this.fail('api', this.overTime(errorMessage(status, outcome.headers['content-type'], outcome.text), attempt + 1), { method, path, status });
+            if (!this.roomFor(waitMs, left())) throw this.fail('api', this.overTime(errorMessage(status, outcome.headers['content-type'], outcome.text), attempt + 1), { method, path, status });
             spent += waitMs;
           }
           await this.backoff(method, path, status, waitMs);
@@ -313,6 +313,15 @@ export class ApiClient implements ApiPort {
       }
       throw this.fail('api', errorMessage(status, outcome.headers['content-type'], outcome.text), { method, path, status });
     }
+  }
+
+  /**
+   * Whether a retry after `waitMs` still has time to be answered: a tenth of --timeout (at most
+   * 100 ms) must be left after the wait. An attempt given a few milliseconds only times out,
+   * and its timeout would hide what the API last answered.
+   */
+  private roomFor(waitMs: number, leftMs: number): boolean {
+    return leftMs - waitMs >= Math.min(100, this.totalTimeoutMs / 10);
   }
 
   /**
