@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { readFileSync } from 'node:fs';
 import { fastRead } from '../src/config/fast-parse.js';
 import { yamlCorpus } from './support/yaml-corpus.js';
-import { parseYaml, type SourceMap } from '../src/config/parse.js';
+import { configLikeDocument, positionsBeside } from './support/yaml-positions.js';
 
 /**
  * The recorded positions and the full parser's, for every pointer the full parser places:
@@ -15,13 +15,9 @@ import { parseYaml, type SourceMap } from '../src/config/parse.js';
 function compare(text: string, name = 'text'): { fast: Record<string, unknown>; full: Record<string, unknown> } | undefined {
   const read = fastRead(text);
   if (read === undefined) return undefined;
-  const full = parseYaml('t.yaml', text).parsed!.map as { values: Map<string, unknown>; keys: Map<string, unknown> };
-  const fast = {
-    values: Object.fromEntries([...full.values.keys()].map((p) => [p, read.positions.value(p)])),
-    keys: Object.fromEntries([...full.keys.keys()].map((p) => [p, read.positions.key(p)])),
-  };
-  expect(JSON.stringify(fast), `the recorded positions are unsure somewhere in ${name}`).not.toContain('"unsure"');
-  return { fast, full: { values: Object.fromEntries(full.values), keys: Object.fromEntries(full.keys) } };
+  const result = positionsBeside(text, read);
+  expect(JSON.stringify(result.fast), `the recorded positions are unsure somewhere in ${name}`).not.toContain('"unsure"');
+  return result;
 }
 
 describe('fast positions', () => {
@@ -73,11 +69,7 @@ describe('fast positions', () => {
   it('agrees with the full parser on any configuration-like document, in block and in flow style', () => {
     const key = fc.oneof(fc.constantFrom('id', 'name', 'a b', '12345', 'x:y', '#k', 'filters'), fc.string({ minLength: 1, maxLength: 6 }));
     const scalar = fc.oneof(fc.string({ maxLength: 12 }), fc.integer(), fc.boolean(), fc.constant(null), fc.double({ noNaN: true, noDefaultInfinity: true }));
-    const { tree } = fc.letrec((tie) => ({
-      tree: fc.oneof({ depthSize: 'small' }, scalar, fc.array(tie('tree'), { maxLength: 4 }), fc.dictionary(key, tie('tree'), { maxKeys: 4 })),
-    }));
-    const doc = fc.dictionary(key, tree, { minKeys: 1, maxKeys: 5 });
-    fc.assert(fc.property(doc, fc.boolean(), (value, flow) => {
+    fc.assert(fc.property(configLikeDocument(key, scalar), fc.boolean(), (value, flow) => {
       const text = stringify(value, flow ? { collectionStyle: 'flow', lineWidth: 0 } : { lineWidth: 0 });
       const result = compare(text);
       if (result === undefined) return;
