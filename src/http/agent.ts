@@ -5,9 +5,20 @@
 // and runs a request in a process that never loads the index, so an undici that moves either
 // file fails the tests, not a user's run.
 import { createRequire } from 'node:module';
+import { setFlagsFromString } from 'node:v8';
 import type { Agent as UndiciAgent, Dispatcher as UndiciDispatcher } from 'undici';
 
 const require = createRequire(import.meta.url);
+
+// undici parses HTTP with llhttp compiled to WebAssembly, at the first connection. Node 20's V8
+// compiles it twice: at once with its baseline compiler, then again with its optimising one on a
+// background thread, whatever the process will parse. That second compile is 200-300 ms of CPU
+// in every run that makes a request, more than a small plan's own work, and buys nothing here:
+// llhttp reads headers byte by byte but hands a body over in one span, so a plan's 26 MB of
+// answers cost it next to nothing either way. Wasm flags are read when a module is compiled, so
+// setting this one before the first connection is enough; hogsync compiles no other wasm.
+// Measured by `npm run bench` (plan_cpu); every test that makes a request runs under it.
+setFlagsFromString('--liftoff-only');
 
 const Dispatcher = require('undici/lib/dispatcher/dispatcher.js') as typeof UndiciDispatcher;
 if (typeof Dispatcher.prototype.request !== 'function') Object.assign(Dispatcher.prototype, require('undici/lib/api/index.js'));
