@@ -69,6 +69,8 @@ describe('the action against a sandbox and a fake GitHub', () => {
   });
   afterAll(() => {
     nock.enableNetConnect();
+    // Test files share their worker (vitest.config.ts: isolate off): unhook http and fetch.
+    nock.restore();
   });
 
   beforeEach(async () => {
