@@ -334,6 +334,7 @@ export async function planBenchmarks() {
         cpu_ms: Math.round(cpu.cpu_ms),
         cpu_ms_range: cpu.range,
         runs: cpu.runs,
+        main_thread_cpu_ms: cpu.main_thread_cpu_ms,
         peak_rss_mb: Math.round(cpu.peak_rss_mb),
         load_ms: Math.round(cpu.load_ms),
         read_ms: Math.round(cpu.read_ms),
