@@ -1,11 +1,12 @@
-// The sandbox writes its answers with jsonBytes(): the bytes of JSON.stringify, exactly, built
+// The sandbox writes its answers with jsonPieces(): the bytes of JSON.stringify, exactly, built
 // a piece at a time so that a long list never becomes one large string.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { jsonBytes } from '../src/sandbox/http.js';
+import { jsonPieces } from '../src/sandbox/http.js';
 import type { Json } from '../src/sandbox/json.js';
 
 const exactly = (body: unknown) => Buffer.from(JSON.stringify(body));
+const jsonBytes = (body: Json) => Buffer.concat(jsonPieces(body));
 
 describe('sandbox answers as bytes', () => {
   it('are the bytes of JSON.stringify for any JSON value, undefined members and list entries included', () => {
