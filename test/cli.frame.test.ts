@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { runCli } from './support/cli.js';
+import { VERSION } from '../src/version.js';
 
 describe('CLI frame', () => {
-  it('prints the package version', async () => {
+  it('prints the package version, the one the User-Agent names', async () => {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
     const r = await runCli(['--version']);
     expect(r.code).toBe(0);
-    expect(r.stdout.trim()).toBe(pkg.version);
+    expect(r.stdout).toBe(`${pkg.version}\n`);
+    // bin/hogsync.js answers --version from package.json; the rest of the CLI uses VERSION.
+    expect(VERSION).toBe(pkg.version);
+    expect((await runCli(['-V'])).stdout).toBe(`${pkg.version}\n`);
   });
 
   it('shows examples and exit codes in help', async () => {
