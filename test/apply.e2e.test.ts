@@ -115,6 +115,23 @@ describe('apply', () => {
     expect(ok.stdout).toContain('Apply complete: 8 applied');
   });
 
+  it('refuses a saved plan once an item it leaves unchanged changed live, naming that item', async () => {
+    const file = ws.write('h.yaml', EVERYTHING);
+    expect((await ws.cli(['apply', file, '--auto-approve'])).code).toBe(0);
+    // In step with the files: the plan's one change is the new role; the new flag it leaves alone.
+    ws.write('h.yaml', EVERYTHING.replace('roles:\n', 'roles:\n  - name: Readers\n'));
+    const planned = await ws.cli(['plan', file, '--out', 'plan.json', '--format', 'json']);
+    expect(JSON.parse(planned.stdout).changes.map((c: { address: string }) => c.address)).toEqual([`role:${ORG}/Readers`]);
+    const flags = ((await http.get('/api/projects/12345/feature_flags/')).body as { results: Array<{ id: number; key: string }> }).results;
+    const flag = flags.find((f) => f.key === 'new-flag');
+    await http.patch(`/api/projects/12345/feature_flags/${flag?.id}/`, { filters: { groups: [{ properties: [], rollout_percentage: 90 }] } });
+    const before = await snapshot();
+    const stale = await ws.cli(['apply', '--plan', 'plan.json', '--auto-approve']);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain(`feature_flag:${ORG}/12345/new-flag (changed since the plan)`);
+    expect(await snapshot()).toEqual(before);
+  });
+
   it('refuses a saved plan when the files changed', async () => {
     const file = ws.write('h.yaml', config('roles:\n  - name: Engineers\n'));
     await ws.cli(['plan', file, '--out', 'plan.json']);

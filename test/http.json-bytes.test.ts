@@ -37,6 +37,33 @@ function expectSame(text: string): void {
   }
 }
 
+/** As expectSame, and read in pieces all through: no text JSON.parse is given reaches 64 KiB (see below). */
+function expectSameInPieces(text: string): void {
+  const parse = JSON.parse;
+  let longest = 0;
+  JSON.parse = ((source: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+    longest = Math.max(longest, source.length);
+    return parse(source, reviver) as unknown;
+  }) as typeof JSON.parse;
+  try {
+    expectSame(text);
+  } finally {
+    JSON.parse = parse;
+  }
+  // expectSame's own JSON.parse of the whole text aside.
+  expect(text.length).toBeGreaterThan(128 * 1024);
+  expect(longest).toBe(text.length);
+  JSON.parse = ((source: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+    if (source.length >= 64 * 1024) throw new Error(`decoded ${source.length} characters at once`);
+    return parse(source, reviver) as unknown;
+  }) as typeof JSON.parse;
+  try {
+    parseJsonBytes(...inChunks(Buffer.from(text, 'utf8')));
+  } finally {
+    JSON.parse = parse;
+  }
+}
+
 /** A list answer of `n` records shaped like the API's flags, with the awkward strings JSON allows. */
 function listAnswer(n: number, extra = ''): string {
   const results = Array.from({ length: n }, (_, i) => ({
@@ -121,6 +148,43 @@ describe('parseJsonBytes: a large answer parsed in pieces, exactly as JSON.parse
       const want = reference(text);
       expect(want.error, `fault ${faults.indexOf(text)}`).toBeDefined();
       expect(parsed(text)).toEqual(want);
+    }
+  });
+
+  it('reads records that hold lists of records alike, large records and a list that is not the last member', () => {
+    // Where a piece ends is guessed from the bytes between two records (`},{"id"`): these put the
+    // same bytes inside records, in every position, so guesses land inside a record and must not count.
+    const records = (n: number, inner: (i: number) => unknown[]) => Array.from({ length: n }, (_, i) => ({
+      id: i + 1, key: `flag-${i}`, surveys: inner(i), name: `},{"id":${i}`, description: 'd'.repeat(600) }));
+    const alike = (i: number) => Array.from({ length: i % 4 }, (_, j) => ({ id: `${i}-${j}`, name: 'survey' }));
+    expectSameInPieces(JSON.stringify({ count: 500, next: null, results: records(500, alike) }));
+    expectSameInPieces(JSON.stringify({ results: records(500, alike), count: 500, next: 'https://example.com/?offset=500', tail: [{ id: 1 }, { id: 2 }] }));
+    expectSameInPieces(JSON.stringify(records(500, alike)));
+    // Every record holds them: a guess misses in every piece, and the rest of the answer is scanned.
+    expectSameInPieces(JSON.stringify({ results: records(300, (i) => [{ id: i }, { id: i + 1 }, { id: i + 2 }]) }));
+    // Records larger than a piece, and a list whose last record is larger than a guessed piece may be.
+    const big = (i: number) => Array.from({ length: i % 50 === 0 ? 1000 : 1 }, (_, j) => ({ id: j, padding: 'x'.repeat(20) }));
+    expectSameInPieces(JSON.stringify({ results: records(200, big) }));
+    expectSame(JSON.stringify({ results: [...records(100, alike), { id: 0, padding: 'y'.repeat(70_000) }] }));
+    // Records written with white space between them, or of different shapes.
+    expectSameInPieces(JSON.stringify({ results: records(400, alike) }, null, '\t'));
+    expectSameInPieces(JSON.stringify({ results: [...records(200, alike), 1, 'two', [3], null, { other: true }, ...records(200, alike)] }));
+  });
+
+  it('refuses a fault inside a piece it guessed with JSON.parse\'s own error', () => {
+    const good = JSON.stringify({ count: 400, results: Array.from({ length: 400 }, (_, i) => ({ id: i, key: `flag-${i}`, filters: { groups: [] } })) });
+    const faults = [
+      good.replace('{"id":300,"key":"flag-300"', '{"id":300,"key":"flag-300",'), // trailing comma deep in the list
+      good.replace('},{"id":301,', '},{"id":301,,'), // double comma right after a separator
+      good.replace('},{"id":302,', '}{"id":302,'), // no comma: not a separator
+      good.replace(/\]\}$/, '}'), // the list never closes
+      good.replace(/\]\}$/, ']]}'), // closes twice
+      good.replace('"key":"flag-399"', '"key":"flag-399\u0001"'), // in the last piece
+    ];
+    for (const text of faults) {
+      const want = reference(text);
+      expect(want.error, `fault ${faults.indexOf(text)}`).toBeDefined();
+      expect(parsed(text), `fault ${faults.indexOf(text)}`).toEqual(want);
     }
   });
 

@@ -12,6 +12,8 @@
 const LARGE = 48 * 1024;
 /** A piece of an array ends at the first element boundary past this size. */
 const PIECE = 16 * 1024;
+/** A guessed piece is at most this large (else it is scanned for): three pieces, as LARGE. */
+const GUESSED = 3 * PIECE;
 /** The gathering buffer is kept up to this size; a larger answer gets one of its own. */
 const KEPT = 4 * 1024 * 1024;
 
@@ -147,23 +149,86 @@ function inPieces(b: Buffer): unknown {
   return out;
 }
 
-/** The array that opens at `i`, parsed a few elements at a time; answers it and the index after it. */
+/** Where a piece is decoded (its bytes, bracketed): one buffer, kept for the purpose. */
+let assembly = Buffer.allocUnsafe(4 * PIECE);
+
+/** The text `[` + b[start, end) + `]`, decoded once (not a slice joined to brackets, which V8 copies again to parse). */
+function bracketed(b: Buffer, start: number, end: number): string {
+  const need = end - start + 2;
+  if (assembly.length < need) assembly = Buffer.allocUnsafe(need * 2);
+  assembly[0] = OPEN_ARRAY;
+  const at = 1 + b.copy(assembly, 1, start, end);
+  assembly[at] = CLOSE_ARRAY;
+  return assembly.toString('utf8', 0, at + 1);
+}
+
+/**
+ * The array that opens at `i`, parsed a few elements at a time; answers it and the index after it.
+ *
+ * Where a piece ends is guessed rather than scanned for, byte by byte, in JavaScript: the records
+ * of a list are objects written alike, so the bytes between the first two (`},{"id"`) are looked
+ * for natively past the piece's size, and the last piece ends at the answer's last `]`. A guess
+ * counts only if JSON.parse reads the piece: from an element's start, bytes that parse as
+ * elements separated by commas end where those elements truly end (parsing from there is the same
+ * whatever follows). A guess inside an element (a record's own list of objects) does not parse;
+ * that piece is then scanned, as every piece once was, and after two such misses the rest too.
+ */
 function arrayInPieces(b: Buffer, i: number): [unknown[], number] {
   const out: unknown[] = [];
   i = skipSpace(b, i + 1);
   if (b[i] === CLOSE_ARRAY) return [out, i + 1];
   let pieceStart = i;
+  let separator: Separator | undefined;
+  let misses = 0;
   for (;;) {
-    i = skipSpace(b, valueEnd(b, i));
+    if (separator && misses < 2) {
+      const found = b.indexOf(separator.bytes, pieceStart + PIECE);
+      const end = found >= 0 ? found + separator.comma : b.lastIndexOf(CLOSE_ARRAY);
+      if (end > pieceStart && end - pieceStart <= GUESSED) {
+        const piece = parsedPiece(b, pieceStart, end);
+        if (piece) {
+          for (const element of piece) out.push(element);
+          if (found < 0) return [out, end + 1];
+          i = pieceStart = skipSpace(b, end + 1);
+          continue;
+        }
+        // The last `]` is not the list's (a member follows it): no other guess would be better.
+        misses = found < 0 ? 2 : misses + 1;
+      }
+    }
+    const elementEnd = valueEnd(b, i);
+    i = skipSpace(b, elementEnd);
     const c = b[i];
     if (c !== COMMA && c !== CLOSE_ARRAY) throw new Unexpected();
+    if (!separator && c === COMMA && b[elementEnd - 1] === CLOSE_OBJECT) separator = separatorAfter(b, elementEnd - 1, i);
     if (c === CLOSE_ARRAY || i - pieceStart >= PIECE) {
       // The elements between pieceStart and i, separated by commas: an array once bracketed.
-      const piece = JSON.parse(`[${b.toString('utf8', pieceStart, i)}]`) as unknown[];
+      const piece = JSON.parse(bracketed(b, pieceStart, i)) as unknown[];
       for (const element of piece) out.push(element);
       if (c === CLOSE_ARRAY) return [out, i + 1];
       pieceStart = skipSpace(b, i + 1);
     }
     i = skipSpace(b, i + 1);
+  }
+}
+
+/** The bytes between two object elements, up to the second's first key included (`},{"id"`), and where the comma is in them. */
+interface Separator { bytes: Buffer; comma: number }
+
+/** The separator after the object element whose `}` is at `close`, its comma at `comma`; none unless an object with a key follows. */
+function separatorAfter(b: Buffer, close: number, comma: number): Separator | undefined {
+  let i = skipSpace(b, comma + 1);
+  if (b[i] !== OPEN_OBJECT) return undefined;
+  i = skipSpace(b, i + 1);
+  if (b[i] !== QUOTE) return undefined;
+  return { bytes: b.subarray(close, stringEnd(b, i)), comma: comma - close };
+}
+
+/** The elements in b[start, end) if JSON.parse reads them as elements separated by commas. */
+function parsedPiece(b: Buffer, start: number, end: number): unknown[] | undefined {
+  try {
+    return JSON.parse(bracketed(b, start, end)) as unknown[];
+  } catch {
+    return undefined;
   }
 }

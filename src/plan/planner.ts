@@ -249,10 +249,10 @@ export class PlanBuilder {
       const resolved = item.ensure === 'present' ? refs.resolveFields(kind, scope, item) : { fields: item.fields, after: [] };
       const rank = ranks?.get(item);
       if (rank !== undefined && kind.orderedBy) resolved.fields = { ...resolved.fields, [kind.orderedBy.field]: rank };
-      out.managed.push({ address, digest: itemDigest(kind, address, item, record, resolved.fields) });
       // An item that waits (an open invite, a member still to accept one): a note, neither a change nor drift.
       const pending = record && item.ensure === 'present' ? kind.pendingNote?.(record) : undefined;
       if (pending !== undefined) {
+        out.managed.push({ address, digest: itemDigest(kind, address, item, record, resolved.fields) });
         out.checks.push(`${address}: ${pending}`);
         out.unchanged++;
         continue;
@@ -270,15 +270,15 @@ export class PlanBuilder {
           return new Deferred(address, 'string');
         },
       }) : undefined;
-      if (prepared && 'wait' in prepared) {
-        out.checks.push(`${address}: ${prepared.wait}`);
+      if (prepared && ('wait' in prepared || 'error' in prepared)) {
+        out.managed.push({ address, digest: itemDigest(kind, address, item, record, resolved.fields) });
+        if ('wait' in prepared) out.checks.push(`${address}: ${prepared.wait}`);
+        else fail(prepared.error, item);
         continue;
       }
-      if (prepared && 'error' in prepared) {
-        fail(prepared.error, item);
-        continue;
-      }
-      const change = diffItem(kind, scope, address, item, record, resolved.fields, refs, this.absent(kind));
+      const same: string[] = [];
+      const change = diffItem(kind, scope, address, item, record, resolved.fields, refs, this.absent(kind), same);
+      out.managed.push({ address, digest: itemDigest(kind, address, item, record, resolved.fields, same) });
       if (change === 'missing') this.missing.push(item);
       else if (change === null) out.unchanged++;
       else {
@@ -292,8 +292,10 @@ export class PlanBuilder {
         out.changes.push({ ...change, after: [...parentFirst, ...createdFirst, ...resolved.after] });
       }
     }
-    if (kind.listsUnmanaged !== false) {
-      const unmatched = records.filter((r) => !matched.has(r));
+    const unmatched = kind.listsUnmanaged !== false ? records.filter((r) => !matched.has(r)) : [];
+    // Most scopes have none: then the loop is not entered at all, which also keeps its optimised
+    // code (V8's, for this long function) from being thrown away and compiled again when one has.
+    if (unmatched.length > 0) {
       for (const [record, key] of matcher.unmanagedKeys(unmatched)) {
         const address = addressOf(kind.name, org.id, keyInScope(scope, key));
         if (targets && !targets.matches(address)) continue;
@@ -561,7 +563,7 @@ function shown(value: unknown, sensitive: boolean): unknown {
  */
 function diffItem(kind: ResourceKind, scope: Scope, address: string, item: DesiredItem, record: LiveRecord | undefined,
   resolvedFields: Record<string, unknown>, refs: ReferenceIndex,
-  onAbsent: (field: string) => void = () => undefined): { change: Change; execution: Execution } | 'missing' | null {
+  onAbsent: (field: string) => void = () => undefined, same: string[] = []): { change: Change; execution: Execution } | 'missing' | null {
   const base = { address, kind: kind.name, organization: item.organization, project: item.project, key: keyInScope(scope, item.key) };
   const target = { kind, scope, identity: item.key };
   const at = (fields?: readonly string[]) => ({ declared_at: declaredAt(item, fields).map(formatAt) });
@@ -597,7 +599,10 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
       continue;
     }
     const deferred = holdsDeferred(after);
-    if (!deferred && sameField(kind, path, after, record[path])) continue;
+    if (!deferred && sameField(kind, path, after, record[path])) {
+      same.push(path);
+      continue;
+    }
     const sensitive = isSensitive(kind, item, path, record);
     const liveSecret = isLiveSecret(kind, item, path, record);
     // Shown by name where the files wrote a name, and live ids by name where the project knows them.
@@ -631,8 +636,14 @@ function withIdentity(kind: ResourceKind, item: DesiredItem, fields: Record<stri
   return kind.identityField in kind.fields ? { [kind.identityField]: item.key, ...fields } : fields;
 }
 
-/** Digest of the desired and live state of one item; secrets enter only as their own digests. */
-function itemDigest(kind: ResourceKind, address: string, item: DesiredItem | undefined, record: LiveRecord | undefined, fields?: Record<string, unknown>): string {
+/**
+ * Digest of the desired and live state of one item; secrets enter only as their own digests. A
+ * live value the comparison found the same as the declared one (`same`) enters as that finding:
+ * whatever it becomes, the plan stays the same while it compares the same, and writing it out
+ * again (the live value with the keys the server adds) was half of every digest's work.
+ */
+function itemDigest(kind: ResourceKind, address: string, item: DesiredItem | undefined, record: LiveRecord | undefined, fields?: Record<string, unknown>,
+  same: readonly string[] = []): string {
   const declared = item ? withIdentity(kind, item, fields) : {};
   const names = Object.keys(declared);
   if (names.length > 1) sortKeys(names);
@@ -643,7 +654,7 @@ function itemDigest(kind: ResourceKind, address: string, item: DesiredItem | und
   for (const field of names) {
     const hidden = isSecret(field);
     text += `\n${field}=${digestValue(declared[field], hidden)}`;
-    if (record) text += `|${digestValue(record[field], hidden)}`;
+    if (record) text += same.includes(field) ? '|=' : `|${digestValue(record[field], hidden)}`;
   }
   return sha256(text).slice(0, 16);
 }
