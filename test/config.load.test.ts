@@ -146,6 +146,15 @@ describe('interpolation', () => {
     expect(item.interpolated).toEqual(['name', 'app_urls']);
   });
 
+  it('replaces ${env:NAME} whose $ a quoted string writes as an escape, in a file without a $ of its own', async () => {
+    // Files without a `$` are not searched for ${env:…}: an escape is the other way to write one.
+    const dir = files({ 'a.yaml': `organization: ${ORG}\nprojects:\n  - id: 1\n    name: "\\u0024{env:ENV_NAME} app"\n    timezone: "\\x24{env:TZ_NAME}"\n` });
+    const state = await load(['a.yaml'], { ENV_NAME: 'Staging', TZ_NAME: 'Europe/Berlin' }, dir);
+    const item = state.organizations[0]!.items[0]!;
+    expect(item.fields).toEqual({ name: 'Staging app', timezone: 'Europe/Berlin' });
+    expect(item.interpolated).toEqual(['name', 'timezone']);
+  });
+
   it('treats $${ as a literal ${ and accepts an empty variable', async () => {
     const dir = files({ 'a.yaml': `organization: ${ORG}\nprojects:\n  - id: 1\n    name: "costs $\${env:X} \${env:EMPTY}$"\n` });
     const state = await load(['a.yaml'], { EMPTY: '' }, dir);

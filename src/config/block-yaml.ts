@@ -131,7 +131,9 @@ class BlockReader {
     if (frame.pending !== undefined) this.emptyValue(frame);
     this.record(frame.start, (frame.sequence ? SEQUENCE : MAPPING) | (frame.children * CHILDREN));
     const parent = this.stack[this.stack.length - 1];
-    if (parent) this.fill(parent, frame.value);
+    // A list grown by push keeps room for 17 items once it has one: copied, it holds its own
+    // (a flag's one condition group, held for the whole run, in tens of thousands of flags).
+    if (parent) this.fill(parent, frame.sequence ? (frame.value as unknown[]).slice() : frame.value);
   }
 
   /** A pending key or `-` whose value is nothing: null, placed where it would have started. */

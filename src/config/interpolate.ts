@@ -133,8 +133,12 @@ function shellStyleWarnings(data: unknown, env: NodeJS.ProcessEnv): { pointer: s
   return out;
 }
 
-export function interpolate(data: unknown, env: NodeJS.ProcessEnv): Interpolated {
-  if (!mentions(data, '$')) return { data, problems: [], sources: new Map(), warnings: [] };
+/**
+ * `text`: what the data was read from, when known. Without a `$` in it, nor a `\` (a quoted
+ * string's escape may write one), no string of the data holds one: the data is not walked.
+ */
+export function interpolate(data: unknown, env: NodeJS.ProcessEnv, text?: string): Interpolated {
+  if ((text !== undefined && !text.includes('$') && !text.includes('\\')) || !mentions(data, '$')) return { data, problems: [], sources: new Map(), warnings: [] };
   const warnings = shellStyleWarnings(data, env);
   if (!mentions(data, '${')) return { data, problems: [], sources: new Map(), warnings };
   const sources = new Map<string, string[]>();

@@ -59,7 +59,7 @@ export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = proce
     const position = (pointer: string, key = false): FilePosition =>
       ({ file, ...((key ? map.keys.get(pointer) : undefined) ?? map.values.get(pointer) ?? map.keys.get(pointer) ?? { line: 1, col: 1 }) });
 
-    const interpolated = interpolate(data, env);
+    const interpolated = interpolate(data, env, read.text);
     const failed = new Set(poisoned);
     for (const p of interpolated.problems) {
       problems.push({ position: position(p.pointer), message: p.message });
