@@ -564,12 +564,9 @@ function shown(value: unknown, sensitive: boolean): unknown {
 function diffItem(kind: ResourceKind, scope: Scope, address: string, item: DesiredItem, record: LiveRecord | undefined,
   resolvedFields: Record<string, unknown>, refs: ReferenceIndex,
   onAbsent: (field: string) => void = () => undefined, same: string[] = []): { change: Change; execution: Execution } | 'missing' | null {
-  const base = { address, kind: kind.name, organization: item.organization, project: item.project, key: keyInScope(scope, item.key) };
-  const target = { kind, scope, identity: item.key };
-  const at = (fields?: readonly string[]) => ({ declared_at: declaredAt(item, fields).map(formatAt) });
   if (item.ensure === 'absent') {
     if (!record) return null;
-    return { change: { ...base, action: 'delete', fields: [], ...at([]) }, execution: { ...target, id: kind.liveId(record), values: {}, live: record } };
+    return { change: { ...changeBase(kind, scope, address, item), action: 'delete', fields: [], ...declaredAtOf(item, []) }, execution: { ...executionTarget(kind, scope, item), id: kind.liveId(record), values: {}, live: record } };
   }
   const declared = withIdentity(kind, item, resolvedFields);
   if (!record) {
@@ -579,7 +576,7 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
       return { path, before: null, after: shown(after, sensitive), sensitive, ...(sensitive && kind.writeOnlyFields?.includes(path) ? { write_only: true as const } : {}) };
     });
     const values = kind.completeValues ? { ...resolvedFields, ...kind.completeValues(resolvedFields, undefined) } : resolvedFields;
-    return { change: { ...base, action: 'create', fields, ...at() }, execution: { ...target, id: null, values } };
+    return { change: { ...changeBase(kind, scope, address, item), action: 'create', fields, ...declaredAtOf(item) }, execution: { ...executionTarget(kind, scope, item), id: null, values } };
   }
   const fields: FieldChange[] = [];
   const values: Record<string, unknown> = {};
@@ -590,7 +587,8 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
     fields.push({ path: kind.identityField, before: liveKey, after: item.key, sensitive: false });
     Object.assign(values, identityFieldsOf(kind, item.key));
   }
-  for (const [path, after] of Object.entries(declared)) {
+  for (const path in declared) {
+    const after = declared[path];
     if (renamed !== undefined && path === kind.identityField) continue;
     const spec = kind.fields[path];
     if (!spec || spec.createOnly) continue;
@@ -616,8 +614,21 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
   }
   if (fields.length === 0) return null;
   const complete = kind.completeValues ? { ...values, ...kind.completeValues(values, record) } : values;
-  const change: Change = { ...base, action: 'update', fields, ...at(fields.map((f) => f.path)), ...(renamed !== undefined ? { renamed_from: renamed } : {}) };
-  return { change, execution: { ...target, id: kind.liveId(record), values: complete, live: record } };
+  const change: Change = { ...changeBase(kind, scope, address, item), action: 'update', fields, ...declaredAtOf(item, fields.map((f) => f.path)), ...(renamed !== undefined ? { renamed_from: renamed } : {}) };
+  return { change, execution: { ...executionTarget(kind, scope, item), id: kind.liveId(record), values: complete, live: record } };
+}
+
+/** What a change says of its item; made for a change only (most items compared have none), as the two below. */
+function changeBase(kind: ResourceKind, scope: Scope, address: string, item: DesiredItem) {
+  return { address, kind: kind.name, organization: item.organization, project: item.project, key: keyInScope(scope, item.key) };
+}
+
+function executionTarget(kind: ResourceKind, scope: Scope, item: DesiredItem) {
+  return { kind, scope, identity: item.key };
+}
+
+function declaredAtOf(item: DesiredItem, fields?: readonly string[]) {
+  return { declared_at: declaredAt(item, fields).map(formatAt) };
 }
 
 /**
@@ -644,8 +655,11 @@ function withIdentity(kind: ResourceKind, item: DesiredItem, fields: Record<stri
  */
 function itemDigest(kind: ResourceKind, address: string, item: DesiredItem | undefined, record: LiveRecord | undefined, fields?: Record<string, unknown>,
   same: readonly string[] = []): string {
-  const declared = item ? withIdentity(kind, item, fields) : {};
+  // The fields as withIdentity gives them, without building that object: this runs for every item.
+  const declared = item ? fields ?? item.fields : {};
   const names = Object.keys(declared);
+  const identity = item !== undefined && kind.identityField in kind.fields && !Object.prototype.hasOwnProperty.call(declared, kind.identityField);
+  if (identity) names.push(kind.identityField);
   if (names.length > 1) sortKeys(names);
   // Which fields are secret is asked once per item (it runs for every declared item).
   const secret = kind.secretFields?.(item?.fields, record);
@@ -653,7 +667,7 @@ function itemDigest(kind: ResourceKind, address: string, item: DesiredItem | und
   let text = `${address}\n${item ? item.ensure : '-'}\n${record ? String(kind.liveId(record)) : '-'}`;
   for (const field of names) {
     const hidden = isSecret(field);
-    text += `\n${field}=${digestValue(declared[field], hidden)}`;
+    text += `\n${field}=${digestValue(identity && field === kind.identityField ? item.key : declared[field], hidden)}`;
     if (record) text += same.includes(field) ? '|=' : `|${digestValue(record[field], hidden)}`;
   }
   return sha256(text).slice(0, 16);
@@ -665,8 +679,8 @@ function digestValue(value: unknown, secret: boolean): string {
 }
 
 function fingerprintOf(managed: ManagedItem[], desired: DesiredState, targets?: Omit<PlanTargets, 'left_out'>): string {
-  // Already sorted by computePlan; sorting again keeps the fingerprint independent of callers.
-  const items = [...managed].sort(byAddress);
+  // Sorted by computePlan already (checked, not sorted again): the fingerprint never depends on its callers.
+  const items = managed.every((m, i) => i === 0 || byAddress(managed[i - 1] as ManagedItem, m) <= 0) ? managed : [...managed].sort(byAddress);
   const prune = desired.organizations.map((o) => [o.id, o.prune]);
   // A targeted plan stands for its targets too: applied with others, it would be another plan.
   const scope = targets ? {
