@@ -132,6 +132,21 @@ describe('apply', () => {
     expect(await snapshot()).toEqual(before);
   });
 
+  it('applies a saved plan after a live change the comparison ignores (a key another feature owns)', async () => {
+    const file = ws.write('h.yaml', EVERYTHING);
+    expect((await ws.cli(['apply', file, '--auto-approve'])).code).toBe(0);
+    ws.write('h.yaml', EVERYTHING.replace('roles:\n', 'roles:\n  - name: Readers\n'));
+    expect((await ws.cli(['plan', file, '--out', 'plan.json'])).code).toBe(0);
+    const flags = ((await http.get('/api/projects/12345/feature_flags/')).body as { results: Array<{ id: number; key: string; filters: Record<string, unknown> }> }).results;
+    const flag = flags.find((f) => f.key === 'new-flag');
+    // An early access feature's enrollment: stored beside the conditions, never compared.
+    await http.patch(`/api/projects/12345/feature_flags/${flag?.id}/`, { filters: { ...flag?.filters, feature_enrollment: true } });
+    const applied = await ws.cli(['apply', '--plan', 'plan.json', '--auto-approve']);
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+    expect((await snapshot()).roles.some((r) => r.startsWith('Readers:'))).toBe(true);
+  });
+
   it('refuses a saved plan when the files changed', async () => {
     const file = ws.write('h.yaml', config('roles:\n  - name: Engineers\n'));
     await ws.cli(['plan', file, '--out', 'plan.json']);
