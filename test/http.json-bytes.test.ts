@@ -37,8 +37,8 @@ function expectSame(text: string): void {
   }
 }
 
-/** As expectSame, and read in pieces all through: no text JSON.parse is given reaches 64 KiB (see below). */
-function expectSameInPieces(text: string): void {
+/** What `run` answers, and the longest text JSON.parse was given meanwhile. */
+function parsedAtMost<T>(run: () => T): { value: T; longest: number } {
   const parse = JSON.parse;
   let longest = 0;
   JSON.parse = ((source: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
@@ -46,22 +46,19 @@ function expectSameInPieces(text: string): void {
     return parse(source, reviver) as unknown;
   }) as typeof JSON.parse;
   try {
-    expectSame(text);
+    return { value: run(), longest };
   } finally {
     JSON.parse = parse;
   }
-  // expectSame's own JSON.parse of the whole text aside.
+}
+
+/** As expectSame, and read in pieces all through: no text JSON.parse is given reaches 64 KiB (see below). */
+function expectSameInPieces(text: string): void {
+  expectSame(text);
   expect(text.length).toBeGreaterThan(128 * 1024);
-  expect(longest).toBe(text.length);
-  JSON.parse = ((source: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
-    if (source.length >= 64 * 1024) throw new Error(`decoded ${source.length} characters at once`);
-    return parse(source, reviver) as unknown;
-  }) as typeof JSON.parse;
-  try {
-    parseJsonBytes(...inChunks(Buffer.from(text, 'utf8')));
-  } finally {
-    JSON.parse = parse;
-  }
+  const { longest } = parsedAtMost(() => parseJsonBytes(...inChunks(Buffer.from(text, 'utf8'))));
+  expect(longest).toBeGreaterThan(0);
+  expect(longest).toBeLessThan(64 * 1024);
 }
 
 /** A list answer of `n` records shaped like the API's flags, with the awkward strings JSON allows. */
@@ -90,17 +87,8 @@ describe('parseJsonBytes: a large answer parsed in pieces, exactly as JSON.parse
   it('never decodes a large list whole: no string it parses reaches 128 KiB (V8\'s large objects)', () => {
     const text = listAnswer(1000);
     expect(text.length).toBeGreaterThan(256 * 1024);
-    const parse = JSON.parse;
-    let longest = 0;
-    JSON.parse = ((source: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
-      longest = Math.max(longest, source.length);
-      return parse(source, reviver) as unknown;
-    }) as typeof JSON.parse;
-    try {
-      expect(parseJsonBytes(...inChunks(Buffer.from(text)))).toEqual(parse(text));
-    } finally {
-      JSON.parse = parse;
-    }
+    const { value, longest } = parsedAtMost(() => parseJsonBytes(...inChunks(Buffer.from(text))));
+    expect(value).toEqual(JSON.parse(text));
     expect(longest).toBeGreaterThan(0);
     expect(longest).toBeLessThan(64 * 1024);
   });
