@@ -3,7 +3,8 @@
 // git runs without a shell, with arguments it cannot take for options: the revision is
 // checked (never starting with "-"), resolved with --end-of-options, and files are read by
 // object name (`SHA:path`) through one `git cat-file --batch`.
-import { execFile, spawn } from 'node:child_process';
+import type * as ChildProcess from 'node:child_process';
+import { createRequire } from 'node:module';
 import { isUtf8 } from 'node:buffer';
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
@@ -32,9 +33,13 @@ export function checkRevision(revision: string): void {
   }
 }
 
+// Loaded when git is first run (--changed-since): every plan loads this module, few run git.
+let childProcess: typeof ChildProcess | undefined;
+const processes = (): typeof ChildProcess => (childProcess ??= createRequire(import.meta.url)('node:child_process') as typeof ChildProcess);
+
 function git(args: readonly string[], cwd: string): Promise<string> {
   return new Promise((done, fail) => {
-    execFile('git', args, { cwd, env: GIT_ENV, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
+    processes().execFile('git', args, { cwd, env: GIT_ENV, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
       if (!err) { done(stdout); return; }
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') { fail(new HogsyncError('usage', '--changed-since needs git, which is not installed or not on PATH')); return; }
@@ -139,7 +144,7 @@ function catFiles(repository: string, names: readonly string[]): Promise<Map<str
     // Object names are one per line: a path with a line break cannot be named this way (nor is it a config file).
     const asked = names.filter((n) => !n.includes('\n'));
     if (asked.length === 0) { done(out); return; }
-    const child = spawn('git', ['cat-file', '--batch'], { cwd: repository, env: GIT_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = processes().spawn('git', ['cat-file', '--batch'], { cwd: repository, env: GIT_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
     let err = '';
     child.stdout.on('data', (d: Buffer) => chunks.push(d));

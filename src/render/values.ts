@@ -1,6 +1,7 @@
 // How values appear in human-readable plans: short values inline, long strings and objects
 // as a line diff, sensitive values never.
-import { diffLines } from 'diff';
+import { createRequire } from 'node:module';
+import type { diffLines as DiffLines } from 'diff';
 import { attributionText, attributionTime } from '../plan/attribution.js';
 import { findingsOf, SENSITIVE, type Change, type FieldChange, type Plan } from '../plan/types.js';
 import type { DescribedLine } from '../resources/kind.js';
@@ -41,6 +42,14 @@ export interface DiffLine { sign: ' ' | '+' | '-'; text: string }
 
 /** Unchanged lines kept around each change; longer unchanged runs are folded into one line. */
 export const DIFF_CONTEXT = 3;
+
+// The line diff, loaded the first time a long value is shown: diff's index loads every kind
+// of diff it has (about 10 ms of CPU), and every command loads this module, most never showing one.
+let lineDiffer: typeof DiffLines | undefined;
+function diffLines(before: string, after: string): ReturnType<typeof DiffLines> {
+  lineDiffer ??= (createRequire(import.meta.url)('diff/lib/diff/line.js') as { diffLines: typeof DiffLines }).diffLines;
+  return lineDiffer(before, after);
+}
 
 export function lineDiff(before: unknown, after: unknown): DiffLine[] {
   const lines: DiffLine[] = [];
