@@ -154,6 +154,9 @@ describe('parseJsonBytes: a large answer parsed in pieces, exactly as JSON.parse
     const big = (i: number) => Array.from({ length: i % 50 === 0 ? 1000 : 1 }, (_, j) => ({ id: j, padding: 'x'.repeat(20) }));
     expectSameInPieces(JSON.stringify({ results: records(200, big) }));
     expectSame(JSON.stringify({ results: [...records(100, alike), { id: 0, padding: 'y'.repeat(70_000) }] }));
+    // Records alike only at first: past the first two, another key comes first.
+    const reordered = records(500, alike).map((r, i) => (i < 2 ? r : { description: r.description, ...r }));
+    expectSameInPieces(JSON.stringify({ count: 500, results: reordered, next: null }));
     // Records written with white space between them, or of different shapes.
     expectSameInPieces(JSON.stringify({ results: records(400, alike) }, null, '\t'));
     expectSameInPieces(JSON.stringify({ results: [...records(200, alike), 1, 'two', [3], null, { other: true }, ...records(200, alike)] }));

@@ -180,11 +180,16 @@ function arrayInPieces(b: Buffer, i: number): [unknown[], number] {
   let pieceStart = i;
   let separator: Separator | undefined;
   let misses = 0;
+  /** The piece a guess was last tried for: one guess a piece, so a list that stops matching costs no more than it did. */
+  let guessedAt = -1;
   for (;;) {
-    if (separator && misses < 2) {
-      const found = b.indexOf(separator.bytes, pieceStart + PIECE);
-      const end = found >= 0 ? found + separator.comma : b.lastIndexOf(CLOSE_ARRAY);
-      if (end > pieceStart && end - pieceStart <= GUESSED) {
+    if (separator && misses < 2 && guessedAt !== pieceStart) {
+      guessedAt = pieceStart;
+      // Looked for within the largest piece a guess may make, never further.
+      const window = b.subarray(0, Math.min(b.length, pieceStart + GUESSED));
+      const found = window.indexOf(separator.bytes, pieceStart + PIECE);
+      const end = found >= 0 ? found + separator.comma : window.lastIndexOf(CLOSE_ARRAY);
+      if (end > pieceStart) {
         const piece = parsedPiece(b, pieceStart, end);
         if (piece) {
           for (const element of piece) out.push(element);
@@ -192,7 +197,7 @@ function arrayInPieces(b: Buffer, i: number): [unknown[], number] {
           i = pieceStart = skipSpace(b, end + 1);
           continue;
         }
-        // The last `]` is not the list's (a member follows it): no other guess would be better.
+        // A last `]` that is not the list's (a member with a list follows it): no later guess would be better.
         misses = found < 0 ? 2 : misses + 1;
       }
     }
