@@ -155,7 +155,10 @@ describe('parseJsonBytes: a large answer parsed in pieces, exactly as JSON.parse
     expectSameInPieces(JSON.stringify({ results: records(200, big) }));
     expectSame(JSON.stringify({ results: [...records(100, alike), { id: 0, padding: 'y'.repeat(70_000) }] }));
     // Records alike only at first: past the first two, another key comes first.
-    const reordered = records(500, alike).map((r, i) => (i < 2 ? r : { description: r.description, ...r }));
+    const reordered = records(500, alike).map((r, i) => {
+      const { description, ...rest } = r;
+      return i < 2 ? r : { description, ...rest };
+    });
     expectSameInPieces(JSON.stringify({ count: 500, results: reordered, next: null }));
     // Records written with white space between them, or of different shapes.
     expectSameInPieces(JSON.stringify({ results: records(400, alike) }, null, '\t'));
