@@ -83,9 +83,22 @@ const IDENTITY_AT = '\u0000identity';
 
 interface OrgState {
   org: DesiredOrganization;
-  /** Full identity (kind, project, match key) → first declaration. */
-  declared: Map<string, Declared>;
+  /**
+   * First declarations by kind, scope (a project's id, a parent) and match key: nested rather
+   * than keyed by one identity string, which would be a new string to hash for every item.
+   */
+  declared: Map<ResourceKind, Map<number | string, Map<string, Declared>>>;
   prune: Map<string, { value: boolean; where: FilePosition }[]>;
+}
+
+/** The first declarations of a kind in the item's scope (see OrgState.declared; identityKey's parts). */
+function declaredOf(st: OrgState, kind: ResourceKind, item: DesiredItem): Map<string, Declared> {
+  let byScope = st.declared.get(kind);
+  if (!byScope) st.declared.set(kind, (byScope = new Map()));
+  const scope = item.parent ? `${item.parent.kind}:${item.parent.key.toLowerCase()}` : item.project ?? '';
+  let byKey = byScope.get(scope);
+  if (!byKey) byScope.set(scope, (byKey = new Map()));
+  return byKey;
 }
 
 export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): { state: DesiredState; problems: ConfigProblem[] } {
@@ -127,7 +140,8 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
       // Identities are shown in every plan (addresses, unmanaged lists): they cannot be secrets.
       const identityPointer = entry[IDENTITY_AT] === true ? pointer
         : childPointer(pointer, entry[kind.identityField] === undefined && kind.nameField !== undefined ? kind.nameField : kind.identityField);
-      if (f.envPointers.has(identityPointer)) {
+      // Asked only of files that interpolate: the pointer is a new string, hashed for the lookup.
+      if (f.envPointers.size > 0 && f.envPointers.has(identityPointer)) {
         problems.push({ position: pos(identityPointer), message: `${kind.identityField}: the identity of a ${labelOf(kind)} cannot come from \${env:…}; it is shown in every plan` });
         return undefined;
       }
@@ -158,10 +172,11 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
 
     /** Adds an item unless it is a duplicate; returns false for a duplicate. */
     const add = (kind: ResourceKind, item: DesiredItem, reference: boolean): boolean => {
-      const id = identityKey(kind, item);
-      const first = st.declared.get(id);
+      const declared = declaredOf(st, kind, item);
+      const id = kind.matchKey(item.key);
+      const first = declared.get(id);
       if (!first) {
-        st.declared.set(id, { item, reference, where: item.position });
+        declared.set(id, { item, reference, where: item.position });
         st.org.items.push(item);
         return true;
       }

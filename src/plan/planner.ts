@@ -252,7 +252,7 @@ export class PlanBuilder {
       // An item that waits (an open invite, a member still to accept one): a note, neither a change nor drift.
       const pending = record && item.ensure === 'present' ? kind.pendingNote?.(record) : undefined;
       if (pending !== undefined) {
-        out.managed.push({ address, digest: itemDigest(kind, address, item, record, resolved.fields) });
+        out.managed.push({ address, digest: itemDigest(kind, item, record, resolved.fields) });
         out.checks.push(`${address}: ${pending}`);
         out.unchanged++;
         continue;
@@ -271,14 +271,14 @@ export class PlanBuilder {
         },
       }) : undefined;
       if (prepared && ('wait' in prepared || 'error' in prepared)) {
-        out.managed.push({ address, digest: itemDigest(kind, address, item, record, resolved.fields) });
+        out.managed.push({ address, digest: itemDigest(kind, item, record, resolved.fields) });
         if ('wait' in prepared) out.checks.push(`${address}: ${prepared.wait}`);
         else fail(prepared.error, item);
         continue;
       }
       const same: string[] = [];
       const change = diffItem(kind, scope, address, item, record, resolved.fields, refs, this.absent(kind), same);
-      out.managed.push({ address, digest: itemDigest(kind, address, item, record, resolved.fields, same) });
+      out.managed.push({ address, digest: itemDigest(kind, item, record, resolved.fields, same) });
       if (change === 'missing') this.missing.push(item);
       else if (change === null) out.unchanged++;
       else {
@@ -306,7 +306,7 @@ export class PlanBuilder {
         const whole = wholeListAt(kind, org, scope);
         const owned = pruned(kind, org) || replaced || whole !== undefined;
         if (owned && kind.canDelete !== false && held.length === 0 && kind.protects?.(record, companions) === undefined) {
-          out.managed.push({ address, digest: itemDigest(kind, address, undefined, record) });
+          out.managed.push({ address, digest: itemDigest(kind, undefined, record) });
           const pruneAt = whole ?? org.pruneAt?.[kind.configKey];
           out.changes.push({
             change: {
@@ -653,7 +653,7 @@ function withIdentity(kind: ResourceKind, item: DesiredItem, fields: Record<stri
  * whatever it becomes, the plan stays the same while it compares the same, and writing it out
  * again (the live value with the keys the server adds) was half of every digest's work.
  */
-function itemDigest(kind: ResourceKind, address: string, item: DesiredItem | undefined, record: LiveRecord | undefined, fields?: Record<string, unknown>,
+function itemDigest(kind: ResourceKind, item: DesiredItem | undefined, record: LiveRecord | undefined, fields?: Record<string, unknown>,
   same: readonly string[] = []): string {
   // The fields as withIdentity gives them, without building that object: this runs for every item.
   const declared = item ? fields ?? item.fields : {};
@@ -664,7 +664,8 @@ function itemDigest(kind: ResourceKind, address: string, item: DesiredItem | und
   // Which fields are secret is asked once per item (it runs for every declared item).
   const secret = kind.secretFields?.(item?.fields, record);
   const isSecret = (field: string) => kind.fields[field]?.sensitive === true || item?.interpolated.includes(field) === true || secret?.includes(field) === true;
-  let text = `${address}\n${item ? item.ensure : '-'}\n${record ? String(kind.liveId(record)) : '-'}`;
+  // Not the address: each digest is kept and compared beside its address.
+  let text = `${item ? item.ensure : '-'}\n${record ? String(kind.liveId(record)) : '-'}`;
   for (const field of names) {
     const hidden = isSecret(field);
     text += `\n${field}=${digestValue(identity && field === kind.identityField ? item.key : declared[field], hidden)}`;
