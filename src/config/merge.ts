@@ -52,7 +52,12 @@ export function previousKey(kind: ResourceKind, entry: Record<string, unknown>):
 
 /** An item's identity among the declared items of its organization: kind, parent and match key. */
 export function identityKey(kind: ResourceKind, item: Pick<DesiredItem, 'project' | 'parent' | 'key'>): string {
-  return `${kind.name}\0${item.parent ? `${item.parent.kind}:${item.parent.key.toLowerCase()}` : item.project ?? ''}\0${kind.matchKey(item.key)}`;
+  return `${kind.name}\0${identityScope(item)}\0${kind.matchKey(item.key)}`;
+}
+
+/** Where an identity is unique: its project's id, or its parent (names ignore case). */
+function identityScope(item: Pick<DesiredItem, 'project' | 'parent'>): number | string {
+  return item.parent ? `${item.parent.kind}:${item.parent.key.toLowerCase()}` : item.project ?? '';
 }
 
 /** How messages name an item within its organization: `KEY`, `PROJECT/KEY`, `PARENT/KEY`. */
@@ -95,7 +100,7 @@ interface OrgState {
 function declaredOf(st: OrgState, kind: ResourceKind, item: DesiredItem): Map<string, Declared> {
   let byScope = st.declared.get(kind);
   if (!byScope) st.declared.set(kind, (byScope = new Map()));
-  const scope = item.parent ? `${item.parent.kind}:${item.parent.key.toLowerCase()}` : item.project ?? '';
+  const scope = identityScope(item);
   let byKey = byScope.get(scope);
   if (!byKey) byScope.set(scope, (byKey = new Map()));
   return byKey;
