@@ -167,11 +167,12 @@ function bracketed(b: Buffer, start: number, end: number): string {
  *
  * Where a piece ends is guessed rather than scanned for, byte by byte, in JavaScript: the records
  * of a list are objects written alike, so the bytes between the first two (`},{"id"`) are looked
- * for natively past the piece's size, and the last piece ends at the answer's last `]`. A guess
- * counts only if JSON.parse reads the piece: from an element's start, bytes that parse as
- * elements separated by commas end where those elements truly end (parsing from there is the same
- * whatever follows). A guess inside an element (a record's own list of objects) does not parse;
- * that piece is then scanned, as every piece once was, and after two such misses the rest too.
+ * for natively between one and three pieces' size on; without one there, the last piece ends at
+ * the last `]` there. A guess counts only if JSON.parse reads the piece: from an element's start,
+ * bytes that parse as elements separated by commas end where those elements truly end (parsing
+ * from there is the same whatever follows). A guess inside an element (a record's own list of
+ * objects) does not parse; that piece is then scanned, as every piece once was, and after two
+ * such misses the rest too.
  */
 function arrayInPieces(b: Buffer, i: number): [unknown[], number] {
   const out: unknown[] = [];
