@@ -27,6 +27,31 @@ describe('parallelism', () => {
     expect(api.client.stats.requests).toBe(30);
   });
 
+  it('sends the next request before parsing an answer that has come in', async () => {
+    // A plan's reads wait out a round trip each, ten at a time: an answer's parse (and the
+    // comparison after it) must not hold back the request its slot lets out next.
+    const api = mockApi({ parallelism: 1 });
+    const order: string[] = [];
+    api.pool.intercept({ path: (p) => p.startsWith('/api/items/'), method: 'GET' }).reply(200, (opts) => {
+      order.push(`sent ${opts.path}`);
+      return { item: opts.path };
+    }, JSON_HEADERS).persist();
+    const parse = JSON.parse;
+    JSON.parse = ((text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) => {
+      const match = /"item":"([^"]+)"/.exec(text);
+      if (match) order.push(`parsed ${match[1]}`);
+      return parse(text, reviver);
+    }) as typeof JSON.parse;
+    try {
+      const answers = await Promise.all([1, 2, 3].map((i) => api.client.request('GET', `/api/items/${i}/`)));
+      expect(answers.map((a) => a.body)).toEqual([1, 2, 3].map((i) => ({ item: `/api/items/${i}/` })));
+    } finally {
+      JSON.parse = parse;
+    }
+    expect(order.indexOf('sent /api/items/2/')).toBeLessThan(order.indexOf('parsed /api/items/1/'));
+    expect(order.indexOf('sent /api/items/3/')).toBeLessThan(order.indexOf('parsed /api/items/2/'));
+  });
+
   it('Semaphore runs tasks first come, first served', async () => {
     const slots = new Semaphore(1);
     const order: number[] = [];

@@ -23,6 +23,28 @@ describe('sandbox latency, faults and rate limit', () => {
     expect(elapsed).toBeLessThan(1500);
   });
 
+  it('holds every answer of a read for --latency, a fault, a 429 and a not-found alike, and a write changes nothing before it', async () => {
+    // A read's answer is made while its latency runs; it is still not sent sooner.
+    const sb = await inProcessSandbox({ latencyMs: 150, rateLimitPerMinute: 3, faultRate: 0.5, random: script([0.1, 0.5]) });
+    const c = api(sb.baseUrl, sb.apiKey);
+    const timed = async (call: () => Promise<{ status: number }>) => {
+      const started = Date.now();
+      const { status } = await call();
+      return { status, ms: Date.now() - started };
+    };
+    const answers = await Promise.all([timed(() => c.get(ROLES)), timed(() => c.get('/api/nowhere/'))]);
+    expect(answers.map((a) => a.status).sort()).toEqual([404, 502]);
+    // A write waits before anything is applied: until its answer, the role does not exist.
+    const writing = c.post(ROLES, { name: 'Late' });
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(sb.store.snapshot().roles).toHaveLength(0);
+    expect((await writing).status).toBe(201);
+    expect(sb.store.snapshot().roles).toHaveLength(1);
+    const throttled = await timed(() => c.get(ROLES));
+    expect(throttled.status).toBe(429);
+    for (const a of [...answers, throttled]) expect(a.ms).toBeGreaterThanOrEqual(140);
+  });
+
   it('throttles above --rate-limit per sliding minute with 429, the wait in the detail and no Retry-After', async () => {
     const sb = await inProcessSandbox({ rateLimitPerMinute: 3 });
     const c = api(sb.baseUrl, sb.apiKey);

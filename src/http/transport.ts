@@ -1,10 +1,10 @@
 // One HTTP exchange over undici, bounded by a timeout that covers the headers and the whole
-// body. It answers with the status, the headers and the body (a success's parsed as it ends,
-// any other's as text), or throws a TransportFailure that says whether the request can have
+// body. It answers with the status, the headers and the body (a success's as its bytes, any
+// other's as text), or throws a TransportFailure that says whether the request can have
 // reached the server (which decides if it may be replayed).
 import { EventEmitter } from 'node:events';
 import type { Dispatcher } from 'undici';
-import { parseBody, type ParsedBody } from './api-error.js';
+import type { Body } from './api-error.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -13,10 +13,11 @@ export interface RawResponse {
   /** Lower-case names; repeated headers joined with ", ". */
   headers: Record<string, string>;
   /**
-   * A success's body, parsed the moment it ends (./json-bytes.ts), so its bytes are let go at
-   * once: a plan reads megabytes of lists, and bytes held past a collection stay until a full one.
+   * A success's body, as it came: the client parses it (./json-bytes.ts) once the exchange has
+   * let its connection go to the next request, in the same turn of the event loop (bytes held
+   * past a collection would stay until a full one).
    */
-  parsed?: ParsedBody;
+  bytes?: Body;
   /** Any other answer's body, decoded (for messages; empty for a parsed success). */
   text: string;
 }
@@ -99,7 +100,7 @@ export async function exchange(x: Exchange): Promise<RawResponse> {
     const headers = flattenHeaders(res.headers);
     const success = status >= 200 && status < 300;
     return await readCapped(res.body, MAX_BODY_BYTES, (chunks, size): RawResponse => (success
-      ? { status, headers, parsed: parseBody(status, headers['content-type'], { chunks, size }), text: '' }
+      ? { status, headers, bytes: { chunks, size }, text: '' }
       : { status, headers, text: Buffer.concat(chunks, size).toString('utf8') }));
   } catch (err) {
     if (err instanceof TransportFailure) throw err;

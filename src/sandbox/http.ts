@@ -47,19 +47,35 @@ export function parseJsonObject(raw: Buffer, contentType: string | undefined): J
 }
 
 export function sendJson(res: ServerResponse, status: number, body: Json | undefined, headers: Record<string, string> = {}): void {
-  if (res.headersSent || res.destroyed) return;
-  if (body === undefined || status === 204) {
-    res.writeHead(status, headers);
-    res.end();
-    return;
-  }
+  sendEncoded(res, encodeJson(status, body, headers));
+}
+
+/** An answer made ready to write: its JSON already encoded (a read's is made while its latency runs). */
+export interface EncodedReply {
+  status: number;
+  headers: Record<string, string | number>;
+  /** Undefined for an answer without a body. */
+  pieces?: Buffer[];
+}
+
+export function encodeJson(status: number, body: Json | undefined, headers: Record<string, string> = {}): EncodedReply {
+  if (body === undefined || status === 204) return { status, headers };
   const pieces = jsonPieces(body);
   let length = 0;
   for (const piece of pieces) length += piece.length;
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': length, ...headers });
+  return { status, headers: { 'content-type': 'application/json', 'content-length': length, ...headers }, pieces };
+}
+
+export function sendEncoded(res: ServerResponse, reply: EncodedReply): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(reply.status, reply.headers);
+  if (!reply.pieces) {
+    res.end();
+    return;
+  }
   // Written piece by piece (one writev), never copied into one buffer.
   res.cork();
-  for (const piece of pieces) res.write(piece);
+  for (const piece of reply.pieces) res.write(piece);
   res.end();
 }
 

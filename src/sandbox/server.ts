@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { defaultState } from './defaults.js';
 import { ApiError, serverError, throttled } from './errors.js';
 import { FAULT_BODIES, FaultInjector } from './faults.js';
-import { parseJsonObject, readBody, sendJson } from './http.js';
+import { encodeJson, parseJsonObject, readBody, sendEncoded, sendJson } from './http.js';
 import { handleInternal, INTERNAL_PREFIX } from './internal.js';
 import { ACCEPT_INVITE_PATH, acceptInvite } from './invites.js';
 import type { JsonObject } from './json.js';
@@ -157,9 +157,20 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     const match = matchRoute(routes, url.pathname);
     countRequest(stats, `${method} ${match ? match.route.pattern : '(unknown route)'}`);
     let outcome = '';
+    // --latency runs from the request's arrival. A read's answer is made while it runs, as a
+    // server answering reads on many workers at once would: made after it, on the sandbox's one
+    // thread, each read would also wait for the replies of the reads that arrived with it. A
+    // write waits first, so a request given up on within the latency has changed nothing.
+    // Read from the start: once another listener has the body flowing, a later one misses it.
+    const body = readBody(req);
+    body.catch(() => undefined);
+    let latency: Promise<void> | undefined = faults.delay();
+    if (method !== 'GET') {
+      await latency;
+      latency = undefined;
+    }
     try {
-      const raw = await readBody(req);
-      await faults.delay();
+      const raw = await body;
       const wait = faults.throttle(store.clock.now(), req.headers.authorization ?? '');
       if (wait !== undefined) {
         stats.throttled++;
@@ -169,6 +180,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
       const fault = faults.draw();
       if (fault) {
         stats.faults++;
+        await latency;
         if (fault.kind === 'drop') {
           outcome = 'dropped (injected)';
           req.socket.destroy();
@@ -182,11 +194,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
         method, url, authorization: req.headers.authorization, store,
         body: () => parseJsonObject(raw, req.headers['content-type']),
       });
-      sendJson(res, reply.status, reply.body);
+      const encoded = encodeJson(reply.status, reply.body);
+      await latency;
+      sendEncoded(res, encoded);
       outcome = String(reply.status);
     } catch (err) {
       const e = err instanceof ApiError ? err : serverError();
       if (!(err instanceof ApiError)) process.stderr.write(`hogsync sandbox: ${method} ${url.pathname}: ${(err as Error).stack ?? String(err)}\n`);
+      await latency;
       sendJson(res, e.status, e.wire, e.headers);
       outcome = String(e.status);
     } finally {

@@ -183,9 +183,13 @@ export async function streamPlan(client: ApiPort, desired: DesiredState, reads: 
       // After the reads the response callbacks start: the next requests go out before this CPU work.
       await new Promise<void>((resolve) => { setImmediate(resolve); });
       scheduled = false;
-      // Every unit whose lists came in meanwhile, not one per turn of the event loop: with ten
-      // answers arriving in one turn, one per turn would hold the others' records for long.
-      for (let next = ready.shift(); next; next = ready.shift()) await planOne(next);
+      // Every unit whose lists came in meanwhile, with a turn of the event loop between two:
+      // answers that arrive while a unit is compared let out their next requests before the
+      // next unit is (a batch compared in one go held them back by all of it).
+      for (let next = ready.shift(); next; next = ready.shift()) {
+        await planOne(next);
+        if (ready.length > 0) await new Promise<void>((resolve) => { setImmediate(resolve); });
+      }
     });
     // Its error is awaited below; until then it must not count as unhandled.
     chain.catch(() => undefined);
