@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Semaphore } from '../src/http/concurrency.js';
 import { mapLimit } from '../src/util/map-limit.js';
+import { nextTurn } from '../src/util/turns.js';
 import { JSON_HEADERS, closeMockApis, mockApi } from './support/mock-api.js';
 
 afterEach(closeMockApis);
@@ -50,6 +51,22 @@ describe('parallelism', () => {
     }
     expect(order.indexOf('sent /api/items/2/')).toBeLessThan(order.indexOf('parsed /api/items/1/'));
     expect(order.indexOf('sent /api/items/3/')).toBeLessThan(order.indexOf('parsed /api/items/2/'));
+  });
+
+  it('resumes work that yields to I/O one piece per turn of the event loop, in order', async () => {
+    // A turn reads what arrived (the answers that let out the next requests) before the next piece.
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const resumed: Array<[number, number]> = [];
+    await Promise.all([1, 2, 3, 4, 5].map((n) => nextTurn().then(() => { resumed.push([n, turns]); })));
+    ticking = false;
+    expect(resumed.map(([n]) => n)).toEqual([1, 2, 3, 4, 5]);
+    expect(new Set(resumed.map(([, turn]) => turn)).size).toBe(5);
   });
 
   it('Semaphore runs tasks first come, first served', async () => {

@@ -10,6 +10,7 @@ import { maskKey as redact } from '../util/secrets.js';
 import { errorMessage, parseBody } from './api-error.js';
 import { systemClock, type Clock } from './clock.js';
 import { Semaphore } from './concurrency.js';
+import { nextTurn } from '../util/turns.js';
 import { displayPath, followNext, parseBaseUrl, resolveUrl, type Base } from './origin.js';
 import { collectPages } from './pagination.js';
 import { RateLimiter, RateLimitWait, type Pause } from './rate-limit.js';
@@ -276,10 +277,10 @@ export class ApiClient implements ApiPort {
       const accepted = (status >= 200 && status < 300) || okStatuses.includes(status);
       if (accepted) {
         const bytes = outcome.bytes;
-        // Parsed once the answers that came in with this one have let out their next requests:
-        // parsed at once, an answer of a wave of ten holds back the nine others' next requests
-        // (and their round trips) by its parse, and by the comparison it completes.
-        if (bytes) await new Promise<void>((resolve) => { setImmediate(resolve); });
+        // Parsed in a turn of its own (../util/turns.ts), once the answers that came in with this
+        // one have let out their next requests: parsed at once, an answer of a wave of ten held
+        // back the nine others' next requests (and their round trips) by its parse.
+        if (bytes) await nextTurn();
         const parsed = parseBody(status, outcome.headers['content-type'], bytes ?? outcome.text);
         if (!parsed.ok) throw this.fail('api', parsed.problem, { method, path, status });
         return { status, body: parsed.value as T };

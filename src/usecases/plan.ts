@@ -29,6 +29,7 @@ import { runPreviews } from './previews.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
 import { resolveOrganizations } from './organizations.js';
 import { resolveNamedItems } from './named-items.js';
+import { nextTurn } from '../util/turns.js';
 
 export interface PlanRequest {
   kind: 'plan' | 'drift';
@@ -180,15 +181,14 @@ export async function streamPlan(client: ApiPort, desired: DesiredState, reads: 
     if (scheduled) return;
     scheduled = true;
     chain = chain.then(async () => {
-      // After the reads the response callbacks start: the next requests go out before this CPU work.
-      await new Promise<void>((resolve) => { setImmediate(resolve); });
+      // Each unit in a turn of the event loop of its own (../util/turns.ts): the answers that
+      // arrive while one is compared let out their next requests before the next one is (a
+      // batch compared in one go held them back by all of it).
+      await nextTurn();
       scheduled = false;
-      // Every unit whose lists came in meanwhile, with a turn of the event loop between two:
-      // answers that arrive while a unit is compared let out their next requests before the
-      // next unit is (a batch compared in one go held them back by all of it).
       for (let next = ready.shift(); next; next = ready.shift()) {
         await planOne(next);
-        if (ready.length > 0) await new Promise<void>((resolve) => { setImmediate(resolve); });
+        if (ready.length > 0) await nextTurn();
       }
     });
     // Its error is awaited below; until then it must not count as unhandled.

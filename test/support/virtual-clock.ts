@@ -2,10 +2,14 @@
 // next timer only once every pending promise has settled, so minutes pass in milliseconds
 // and results do not depend on how fast the machine is.
 
+import { nextTurn } from '../../src/util/turns.js';
+
 interface Timer { at: number; seq: number; resolve: () => void }
 
+// Turns taken in line behind the work that yields to I/O (answers are parsed in turns of their
+// own, one per turn: ../../src/util/turns.ts), so that work has run before time moves on.
 const settle = async (): Promise<void> => {
-  for (let i = 0; i < 3; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+  for (let i = 0; i < 3; i++) await nextTurn();
 };
 
 export class VirtualClock {
