@@ -14,8 +14,8 @@ export interface RawResponse {
   headers: Record<string, string>;
   /**
    * A success's body, as it came: the client parses it (./json-bytes.ts) once the exchange has
-   * let its connection go to the next request, in the same turn of the event loop (bytes held
-   * past a collection would stay until a full one).
+   * let its connection go to the next request, a few turns of the event loop later at most
+   * (../util/turns.ts), so the bytes are still let go young.
    */
   bytes?: Body;
   /** Any other answer's body, decoded (for messages; empty for a parsed success). */
