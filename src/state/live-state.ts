@@ -9,6 +9,7 @@ import type { ApiPort } from '../http/port.js';
 import { liveStateOf, type LiveCollection, type LiveState } from '../plan/live.js';
 import { withParentId, type Companions, type CompanionRead, type LiveRecord, type ParentRef, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
+import { evenly } from '../util/evenly.js';
 import { mapLimit } from '../util/map-limit.js';
 import { plannedReads, type CollectionRead } from './targets.js';
 import { identityOf } from '../resources/kind.js';
@@ -59,11 +60,16 @@ export async function streamCollections(port: ApiPort, reads: readonly Collectio
   const all = [...direct, ...hidden];
   const api = sharedReads(port, new Set([...reads, ...hidden].flatMap((read) => read.kind.companions?.(read.scope).map((c) => c.path) ?? [])));
   type Unit = { read: CollectionRead; id?: string | number; search?: string };
-  const units: Unit[] = all.flatMap((read) => [
+  const asked: Unit[] = all.flatMap((read) => [
     ...(read.list ? [{ read }] : []),
     ...read.ids.map((id) => ({ read, id })),
     ...(read.searches ?? []).map((search) => ({ read, search })),
   ]);
+  // Requests for the projects' collections are spread evenly among the organization's (a plan
+  // of many projects makes one GET for each): the answers compared at length (a project's
+  // flags) then come at the pace of the whole read, not all in its first half, where their
+  // comparison fell behind the network and answers waited to be read.
+  const units = evenly(asked.filter((u) => u.read.scope.project !== null), asked.filter((u) => u.read.scope.project === null));
   const pending = new Map<CollectionRead, { left: number; records: LiveRecord[]; meta?: Record<string, unknown> }>();
   for (const read of all) pending.set(read, { left: 0, records: [] });
   for (const unit of units) (pending.get(unit.read) as { left: number }).left++;

@@ -195,9 +195,6 @@ export async function streamPlan(client: ApiPort, desired: DesiredState, reads: 
     chain.catch(() => undefined);
   };
   for (const unit of units) if ((waiting.get(unit) as { left: number }).left === 0) enqueue(unit);
-  // Reads of projects first, in unit order: their comparison is most of the work, and it runs
-  // while the organization's reads (one GET per project) are still in flight.
-  const order = [...reads].sort((a, b) => Number(a.scope.project === null) - Number(b.scope.project === null));
   const arrived = (read: CollectionRead, collection: LiveCollection): void => {
     const unit = unitOf(read);
     if (!unit) return;
@@ -207,9 +204,9 @@ export async function streamPlan(client: ApiPort, desired: DesiredState, reads: 
   };
   if (prefetched) {
     const index = new Map(reads.map((read, i) => [read, i]));
-    for (const read of order) arrived(read, prefetched.collections[index.get(read) as number] as LiveCollection);
+    for (const read of reads) arrived(read, prefetched.collections[index.get(read) as number] as LiveCollection);
   } else {
-    await streamCollections(client, order, parallelism, arrived);
+    await streamCollections(client, reads, parallelism, arrived);
   }
   await chain;
   return { result: builder.finish(), organizationLive: liveStateOf(organizationLive) };
