@@ -322,6 +322,9 @@ export class PlanBuilder {
       }
     }
     this.check(kind, scope, items, read, live, out);
+    // In address order here, while other reads are still in flight: finish() then sorts runs
+    // already in order (a merge), not every item of the plan at its end.
+    out.managed.sort(byAddress);
     return out;
   }
 
@@ -679,9 +682,11 @@ function digestValue(value: unknown, secret: boolean): string {
   return secret && value != null ? `"sha256:${sha256(json)}"` : json;
 }
 
-function fingerprintOf(managed: ManagedItem[], desired: DesiredState, targets?: Omit<PlanTargets, 'left_out'>): string {
-  // Sorted by computePlan already (checked, not sorted again): the fingerprint never depends on its callers.
-  const items = managed.every((m, i) => i === 0 || byAddress(managed[i - 1] as ManagedItem, m) <= 0) ? managed : [...managed].sort(byAddress);
+/** What JSON.stringify escapes in a string: quotes, backslashes, control characters, lone surrogates. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** The plan's fingerprint; `items` in address order (finish sorts them). */
+function fingerprintOf(items: readonly ManagedItem[], desired: DesiredState, targets?: Omit<PlanTargets, 'left_out'>): string {
   const prune = desired.organizations.map((o) => [o.id, o.prune]);
   // A targeted plan stands for its targets too: applied with others, it would be another plan.
   const scope = targets ? {
@@ -701,13 +706,16 @@ function fingerprintOf(managed: ManagedItem[], desired: DesiredState, targets?: 
       continue;
     }
     text += '[';
-    items.forEach((m, i) => {
-      text += `${i === 0 ? '' : ','}[${JSON.stringify(m.address)},${JSON.stringify(m.digest)}]`;
+    for (let i = 0; i < items.length; i++) {
+      const m = items[i] as ManagedItem;
+      // A digest is hex; an address is quoted as JSON.stringify would, without calling it for
+      // the many that need no escape.
+      text += `${i === 0 ? '' : ','}[${NEEDS_ESCAPE.test(m.address) ? JSON.stringify(m.address) : `"${m.address}"`},"${m.digest}"]`;
       if (i % 512 === 511) {
         digest.update(text);
         text = '';
       }
-    });
+    }
     text += ']';
   }
   digest.update(`${text}}`);

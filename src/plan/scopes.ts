@@ -11,8 +11,16 @@ import type { Kinds } from '../resources/registry.js';
 interface OrgIndex {
   /** `kind|scope key` → declared items of the kind in that scope, in declaration order. */
   byScope: Map<string, DesiredItem[]>;
+  /** Kind → its declared items, in declaration order. */
+  byKind: Map<string, DesiredItem[]>;
   /** Kinds with at least one declared item. */
   declared: Set<string>;
+  /**
+   * plannedScopes and lookupScopes, worked out once for each set of kinds: the reads, the
+   * planner's units and its assembly all ask, and each answer is a pass over every item.
+   */
+  planned: WeakMap<Kinds, Map<ResourceKind, Scope[]>>;
+  lookups: WeakMap<Kinds, Array<{ kind: ResourceKind; scope: Scope }>>;
 }
 
 const indexes = new WeakMap<readonly DesiredItem[], { count: number; index: OrgIndex }>();
@@ -31,15 +39,17 @@ function indexOf(org: DesiredOrganization): OrgIndex {
   // Items may be added after a first look (shared definitions expand late, tests build states).
   if (cached && cached.count === org.items.length) return cached.index;
   const byScope = new Map<string, DesiredItem[]>();
-  const declared = new Set<string>();
+  const byKind = new Map<string, DesiredItem[]>();
   for (const item of org.items) {
-    declared.add(item.kind);
     const key = `${item.kind}|${itemScopeKey(item)}`;
     const list = byScope.get(key);
     if (list) list.push(item);
     else byScope.set(key, [item]);
+    const ofKind = byKind.get(item.kind);
+    if (ofKind) ofKind.push(item);
+    else byKind.set(item.kind, [item]);
   }
-  const index = { byScope, declared };
+  const index: OrgIndex = { byScope, byKind, declared: new Set(byKind.keys()), planned: new WeakMap(), lookups: new WeakMap() };
   indexes.set(org.items, { count: org.items.length, index });
   return index;
 }
@@ -65,8 +75,8 @@ function parentScopes(kind: ResourceKind, org: DesiredOrganization, kinds: Kinds
   if (!parent) return [];
   // A project declared by name is named in its items' addresses by its alias, where it has one.
   const aliasOf = (key: string) => (parent.projectKind ? Object.entries(org.aliases ?? {}).find(([, k]) => k === key)?.[0] : undefined);
-  return org.items
-    .filter((i) => i.kind === parent.name && i.ensure === 'present')
+  return (indexOf(org).byKind.get(parent.name) ?? [])
+    .filter((i) => i.ensure === 'present')
     .map((i): Scope => {
       if (parent.projectKind && parent.creatable?.(i.key) !== true) return { organization: org.id, project: Number(i.key) };
       const alias = aliasOf(i.key);
@@ -81,8 +91,16 @@ function parentScopes(kind: ResourceKind, org: DesiredOrganization, kinds: Kinds
 }
 
 /** The collections of a kind that a plan covers: where the files declare the kind, or `prune` owns it. */
-export function plannedScopes(kind: ResourceKind, org: DesiredOrganization, kinds: Kinds): Scope[] {
+export function plannedScopes(kind: ResourceKind, org: DesiredOrganization, kinds: Kinds): readonly Scope[] {
   const index = indexOf(org);
+  let known = index.planned.get(kinds);
+  if (!known) index.planned.set(kinds, (known = new Map()));
+  let scopes = known.get(kind);
+  if (!scopes) known.set(kind, (scopes = scopesOf(kind, org, kinds, index)));
+  return scopes;
+}
+
+function scopesOf(kind: ResourceKind, org: DesiredOrganization, kinds: Kinds, index: OrgIndex): Scope[] {
   const owned = pruned(kind, org);
   const whole = kind.wholeList ? org.wholeLists : undefined;
   if (!owned && !index.declared.has(kind.name) && !whole) return [];
@@ -101,7 +119,14 @@ export function wholeListAt(kind: ResourceKind, org: DesiredOrganization, scope:
  * refer to by name, and the kinds that may hold a kind's items (`heldByKinds`) where that kind is
  * pruned or declares items absent (what holds an item decides whether it may go).
  */
-export function lookupScopes(org: DesiredOrganization, kinds: Kinds): Array<{ kind: ResourceKind; scope: Scope }> {
+export function lookupScopes(org: DesiredOrganization, kinds: Kinds): ReadonlyArray<{ kind: ResourceKind; scope: Scope }> {
+  const index = indexOf(org);
+  let lookups = index.lookups.get(kinds);
+  if (!lookups) index.lookups.set(kinds, (lookups = lookupsOf(org, kinds)));
+  return lookups;
+}
+
+function lookupsOf(org: DesiredOrganization, kinds: Kinds): Array<{ kind: ResourceKind; scope: Scope }> {
   const planned = new Set<string>();
   for (const kind of kinds) for (const s of plannedScopes(kind, org, kinds)) planned.add(`${kind.name}|${scopeKey(s)}`);
   const out = new Map<string, { kind: ResourceKind; scope: Scope }>();

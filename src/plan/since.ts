@@ -58,7 +58,7 @@ export function insideWindow(entry: { created_at?: unknown }, readFrom: number):
 }
 
 /** The kinds of an organization that the files plan, each with its planned scopes. */
-function plannedKinds(org: DesiredOrganization, kinds: Kinds): Array<{ kind: ResourceKind; scopes: Scope[] }> {
+function plannedKinds(org: DesiredOrganization, kinds: Kinds): Array<{ kind: ResourceKind; scopes: readonly Scope[] }> {
   return kinds.flatMap((kind) => {
     const scopes = plannedScopes(kind, org, kinds);
     return scopes.length > 0 ? [{ kind, scopes }] : [];
