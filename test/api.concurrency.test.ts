@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Semaphore } from '../src/http/concurrency.js';
 import { mapLimit } from '../src/util/map-limit.js';
-import { nextTurn } from '../src/util/turns.js';
+import { nextTurn, nextTurnAhead } from '../src/util/turns.js';
 import { JSON_HEADERS, closeMockApis, mockApi } from './support/mock-api.js';
 
 afterEach(closeMockApis);
@@ -67,6 +67,15 @@ describe('parallelism', () => {
     ticking = false;
     expect(resumed.map(([n]) => n)).toEqual([1, 2, 3, 4, 5]);
     expect(new Set(resumed.map(([, turn]) => turn)).size).toBe(5);
+  });
+
+  it('resumes a comparison (nextTurnAhead) before answers waiting to be parsed, each kind in order', async () => {
+    // Records are let go once compared: comparing first keeps few answers' records parsed at once.
+    const resumed: string[] = [];
+    const parses = [1, 2, 3].map((n) => nextTurn().then(() => { resumed.push(`parse ${n}`); }));
+    const compares = [1, 2].map((n) => nextTurnAhead().then(() => { resumed.push(`compare ${n}`); }));
+    await Promise.all([...parses, ...compares]);
+    expect(resumed).toEqual(['compare 1', 'compare 2', 'parse 1', 'parse 2', 'parse 3']);
   });
 
   it('Semaphore runs tasks first come, first served', async () => {

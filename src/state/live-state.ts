@@ -77,13 +77,18 @@ export async function streamCollections(port: ApiPort, reads: readonly Collectio
   const finish = (read: CollectionRead) => {
     const p = pending.get(read) as { records: LiveRecord[]; meta?: Record<string, unknown> };
     pending.delete(read);
+    // The records move to an array of their own: `p` was made before the reads began and has
+    // long been promoted to the collector's old generation, where whatever an object points to
+    // survives every young collection until a full one, however dead the object (most of a
+    // plan's records were copied twice and promoted that way). Emptied, it points to none.
+    const records = p.records.splice(0);
     const waiting = parentLists.get(read);
     if (waiting) {
-      const task = readChildren(api, read.kind, p.records, waiting, onCollection);
+      const task = readChildren(api, read.kind, records, waiting, onCollection);
       task.catch(() => undefined);
       children.push(task);
     }
-    if (!hidden.has(read)) onCollection(read, { kind: read.kind, scope: read.scope, records: p.records, ...(p.meta ? { meta: p.meta } : {}) });
+    if (!hidden.has(read)) onCollection(read, { kind: read.kind, scope: read.scope, records, ...(p.meta ? { meta: p.meta } : {}) });
   };
   // A read with nothing to ask (no declared item to search for) is complete at once.
   for (const read of all) if ((pending.get(read) as { left: number }).left === 0) finish(read);

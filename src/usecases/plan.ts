@@ -29,7 +29,7 @@ import { runPreviews } from './previews.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
 import { resolveOrganizations } from './organizations.js';
 import { resolveNamedItems } from './named-items.js';
-import { nextTurn } from '../util/turns.js';
+import { nextTurnAhead } from '../util/turns.js';
 
 export interface PlanRequest {
   kind: 'plan' | 'drift';
@@ -164,7 +164,10 @@ export async function streamPlan(client: ApiPort, desired: DesiredState, reads: 
     builder.planUnit(unit, live);
     planned.add(unit);
     if (unit.project === null) organizationLive.push(...w.collections);
-    w.collections = [];
+    // Emptied, not replaced: `w`, made before the reads began, is in the collector's old
+    // generation, and what a dropped array of it still pointed to would outlive the unit (see
+    // streamCollections).
+    w.collections.length = 0;
     if (unit.project === null) for (const next of deferred.splice(0).filter((d) => d.organization === unit.organization)) enqueue(next);
   };
   // Units whose lists are all in, planned one after another on the chain.
@@ -183,12 +186,15 @@ export async function streamPlan(client: ApiPort, desired: DesiredState, reads: 
     chain = chain.then(async () => {
       // Each unit in a turn of the event loop of its own (../util/turns.ts): the answers that
       // arrive while one is compared let out their next requests before the next one is (a
-      // batch compared in one go held them back by all of it).
-      await nextTurn();
+      // batch compared in one go held them back by all of it). Ahead of the answers still to
+      // be parsed: a unit lets go of its records once compared, so where answers come faster
+      // than they are compared, the wait is in their bytes, not in records parsed long before
+      // (which outlived the collector's young generation and were copied and promoted).
+      await nextTurnAhead();
       scheduled = false;
       for (let next = ready.shift(); next; next = ready.shift()) {
         await planOne(next);
-        if (ready.length > 0) await nextTurn();
+        if (ready.length > 0) await nextTurnAhead();
       }
     });
     // Its error is awaited below; until then it must not count as unhandled.
