@@ -322,9 +322,6 @@ export class PlanBuilder {
       }
     }
     this.check(kind, scope, items, read, live, out);
-    // In address order here, while other reads are still in flight: finish() then sorts runs
-    // already in order (a merge), not every item of the plan at its end.
-    out.managed.sort(byAddress);
     return out;
   }
 
