@@ -277,7 +277,7 @@ export class PlanBuilder {
         continue;
       }
       const same: string[] = [];
-      const change = diffItem(kind, scope, address, item, record, resolved.fields, refs, this.absent(kind), same);
+      const change = diffItem(kind, scope, address, item, record, resolved, refs, this.absent(kind), same);
       out.managed.push({ address, digest: itemDigest(kind, item, record, resolved.fields, same) });
       if (change === 'missing') this.missing.push(item);
       else if (change === null) out.unchanged++;
@@ -562,8 +562,12 @@ function shown(value: unknown, sensitive: boolean): unknown {
  * manageable there. `onAbsent` hears of it; no change is planned for it, so it never drifts.
  */
 function diffItem(kind: ResourceKind, scope: Scope, address: string, item: DesiredItem, record: LiveRecord | undefined,
-  resolvedFields: Record<string, unknown>, refs: ReferenceIndex,
+  resolved: { fields: Record<string, unknown>; after: readonly string[] }, refs: ReferenceIndex,
   onAbsent: (field: string) => void = () => undefined, same: string[] = []): { change: Change; execution: Execution } | 'missing' | null {
+  const resolvedFields = resolved.fields;
+  // Ids only apply can fill in stand for items the plan creates first (`after`): without any,
+  // no field is searched for one.
+  const mayDefer = resolved.after.length > 0;
   if (item.ensure === 'absent') {
     if (!record) return null;
     return { change: { ...changeBase(kind, scope, address, item), action: 'delete', fields: [], ...declaredAtOf(item, []) }, execution: { ...executionTarget(kind, scope, item), id: kind.liveId(record), values: {}, live: record } };
@@ -596,7 +600,7 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
       onAbsent(path);
       continue;
     }
-    const deferred = holdsDeferred(after);
+    const deferred = mayDefer && holdsDeferred(after);
     if (!deferred && sameField(kind, path, after, record[path])) {
       same.push(path);
       continue;
