@@ -9,10 +9,8 @@ import type { ResourceKind, Scope } from '../resources/kind.js';
 import type { Kinds } from '../resources/registry.js';
 
 interface OrgIndex {
-  /** `kind|scope key` → declared items of the kind in that scope, in declaration order. */
-  byScope: Map<string, DesiredItem[]>;
-  /** Kind → its declared items, in declaration order. */
-  byKind: Map<string, DesiredItem[]>;
+  /** Kind → its declared items, and those of each scope (by scopeId), in declaration order. */
+  byKind: Map<string, { items: DesiredItem[]; byScope: Map<number | string, DesiredItem[]> }>;
   /** Kinds with at least one declared item. */
   declared: Set<string>;
   /**
@@ -25,38 +23,37 @@ interface OrgIndex {
 
 const indexes = new WeakMap<readonly DesiredItem[], { count: number; index: OrgIndex }>();
 
-/** The key of the scope an item lives in: its parent's kind and key, or its project. */
-export function itemScopeKey(item: Pick<DesiredItem, 'project' | 'parent'>): string {
-  return item.parent ? `${item.parent.kind}:${item.parent.key.toLowerCase()}` : String(item.project ?? '');
-}
-
 function scopeKey(scope: Scope): string {
   return scope.parent ? `${scope.parent.kind}:${scope.parent.key.toLowerCase()}` : String(scope.project ?? '');
+}
+
+/** The scope an item (or a scope) is in, as the index keys it: its project's id as is (no string made for each of thousands of items), or its parent. */
+function scopeId(at: Pick<DesiredItem, 'project' | 'parent'>): number | string {
+  return at.parent ? `${at.parent.kind}:${at.parent.key.toLowerCase()}` : at.project ?? '';
 }
 
 function indexOf(org: DesiredOrganization): OrgIndex {
   const cached = indexes.get(org.items);
   // Items may be added after a first look (shared definitions expand late, tests build states).
   if (cached && cached.count === org.items.length) return cached.index;
-  const byScope = new Map<string, DesiredItem[]>();
-  const byKind = new Map<string, DesiredItem[]>();
+  const byKind: OrgIndex['byKind'] = new Map();
   for (const item of org.items) {
-    const key = `${item.kind}|${itemScopeKey(item)}`;
-    const list = byScope.get(key);
+    let ofKind = byKind.get(item.kind);
+    if (!ofKind) byKind.set(item.kind, (ofKind = { items: [], byScope: new Map() }));
+    ofKind.items.push(item);
+    const id = scopeId(item);
+    const list = ofKind.byScope.get(id);
     if (list) list.push(item);
-    else byScope.set(key, [item]);
-    const ofKind = byKind.get(item.kind);
-    if (ofKind) ofKind.push(item);
-    else byKind.set(item.kind, [item]);
+    else ofKind.byScope.set(id, [item]);
   }
-  const index: OrgIndex = { byScope, byKind, declared: new Set(byKind.keys()), planned: new WeakMap(), lookups: new WeakMap() };
+  const index: OrgIndex = { byKind, declared: new Set(byKind.keys()), planned: new WeakMap(), lookups: new WeakMap() };
   indexes.set(org.items, { count: org.items.length, index });
   return index;
 }
 
 /** The declared items of a kind in a scope. */
 export function itemsIn(org: DesiredOrganization, kind: ResourceKind, scope: Scope): DesiredItem[] {
-  return indexOf(org).byScope.get(`${kind.name}|${scopeKey(scope)}`) ?? [];
+  return indexOf(org).byKind.get(kind.name)?.byScope.get(scopeId(scope)) ?? [];
 }
 
 /** The scope an item lives in (a parent that is not a project has no id until it is read). */
@@ -75,7 +72,7 @@ function parentScopes(kind: ResourceKind, org: DesiredOrganization, kinds: Kinds
   if (!parent) return [];
   // A project declared by name is named in its items' addresses by its alias, where it has one.
   const aliasOf = (key: string) => (parent.projectKind ? Object.entries(org.aliases ?? {}).find(([, k]) => k === key)?.[0] : undefined);
-  return (indexOf(org).byKind.get(parent.name) ?? [])
+  return (indexOf(org).byKind.get(parent.name)?.items ?? [])
     .filter((i) => i.ensure === 'present')
     .map((i): Scope => {
       if (parent.projectKind && parent.creatable?.(i.key) !== true) return { organization: org.id, project: Number(i.key) };
@@ -106,7 +103,8 @@ function scopesOf(kind: ResourceKind, org: DesiredOrganization, kinds: Kinds, in
   if (!owned && !index.declared.has(kind.name) && !whole) return [];
   if (kind.parent === 'organization') return [{ organization: org.id, project: null }];
   const scopes = parentScopes(kind, org, kinds);
-  return owned ? scopes : scopes.filter((s) => index.byScope.has(`${kind.name}|${scopeKey(s)}`) || wholeListAt(kind, org, s) !== undefined);
+  const declared = index.byKind.get(kind.name)?.byScope;
+  return owned ? scopes : scopes.filter((s) => declared?.has(scopeId(s)) === true || wholeListAt(kind, org, s) !== undefined);
 }
 
 /** Where the files declare the kind's whole list in this scope (a role's `members`), if they do. */
