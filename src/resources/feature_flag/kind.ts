@@ -140,8 +140,10 @@ function checkProject(view: ScopeView): ScopeCheck {
   // Built only when a flag depends on another: most projects have none.
   let keyOfId: Map<number, string> | undefined;
   const keyOf = (id: number) => (keyOfId ??= new Map(view.records.filter((r) => typeof r.id === 'number').map((r) => [r.id as number, String(r.key)]))).get(id);
-  // The graph of flags that depend on others, drawn only where a flag names another (most projects have none).
-  const depends = view.items.some((i) => hasFlagDependency(i.fields.filters)) || view.records.some((r) => hasFlagDependency(r.filters));
+  // The graph of flags that depend on others, drawn only where a declared flag names another
+  // (most projects have none). Without one, the plan adds no edge to the live graph, which the
+  // API keeps free of cycles (and a new flag's id is one no live flag can name yet).
+  const depends = view.items.some((i) => hasFlagDependency(i.fields.filters));
   const declared = depends ? new Map(view.items.filter((i) => i.ensure === 'present').map((i) => [i.key, i])) : new Map<string, never>();
   const liveByKey = depends ? new Map(view.records.map((r) => [String(r.key), r])) : new Map<string, never>();
   const flags = depends ? [
