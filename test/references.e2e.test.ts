@@ -152,6 +152,31 @@ feature_flags:
     expect(v.stderr).toMatch(/wrong\.yaml:6:\d+: filters\.groups\[0\]\.properties\[0\]\.key: \{ role: … \} names a role, but this place takes a feature flag: write \{ feature_flag: NAME \}/);
   });
 
+  it('name every reference of the wrong kind among a flag\'s properties, flag and cohort properties alike, at its own line', async () => {
+    const file = ws.write('mixed.yaml', config(`projects:
+  - id: 111
+    feature_flags:
+      - key: gated
+        filters:
+          groups:
+            - properties:
+                - { key: { role: Admins }, type: flag, value: true, operator: flag_evaluates_to }
+                - { key: cohort, type: cohort, value: { action: Signed up }, operator: in }
+                - { key: { action: Bought }, type: flag, value: true, operator: flag_evaluates_to }
+                - { key: email, type: person, value: { role: Admins }, operator: exact }
+`));
+    const v = await ws.cli(['validate', file]);
+    expect(v.code).toBe(1);
+    // Both sites of a flag property (its key for a flag, its value for a cohort) on the same path,
+    // each reference at its own line; a person property's mapping is no reference at all.
+    const named = v.stderr.trim().split('\n').filter((l) => / names /.test(l));
+    expect(named).toHaveLength(3);
+    expect(named[0]).toMatch(/mixed\.yaml:9:\d+: filters\.groups\[0\]\.properties\[0\]\.key: \{ role: … \} names a role, but this place takes a feature flag: write \{ feature_flag: NAME \}$/);
+    expect(named[1]).toMatch(/mixed\.yaml:10:\d+: filters\.groups\[0\]\.properties\[1\]\.value: \{ action: … \} names an action, but this place takes a cohort: write \{ cohort: NAME \}$/);
+    expect(named[2]).toMatch(/mixed\.yaml:11:\d+: filters\.groups\[0\]\.properties\[2\]\.key: \{ action: … \} names an action, but this place takes a feature flag/);
+    expect(v.stderr).toMatch(/mixed\.yaml:12:\d+: filters\.groups\[0\]\.properties\[3\]\.value: operator exact compares with a value or a list of values, not a mapping/);
+  });
+
   it('refuse a cycle of creates that refer to each other', async () => {
     const file = ws.write('cycle.yaml', config(`projects:
   - id: 111

@@ -14,7 +14,7 @@
 // The walk is defensive: it runs on files that failed the schema too, skipping what it cannot
 // read, so that duplicates are reported together with schema errors.
 import type { FilePosition } from '../errors.js';
-import { identityOf, labelOf, type ResourceKind } from '../resources/kind.js';
+import { aLabelOf, identityOf, labelOf, type ResourceKind } from '../resources/kind.js';
 import { KINDS, pruneKeys, type Kinds } from '../resources/registry.js';
 import type { DesiredItem, DesiredOrganization, DesiredState, PruneSettings } from './model.js';
 import type { SourceMap } from './parse.js';
@@ -147,7 +147,7 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
         : childPointer(pointer, entry[kind.identityField] === undefined && kind.nameField !== undefined ? kind.nameField : kind.identityField);
       // Asked only of files that interpolate: the pointer is a new string, hashed for the lookup.
       if (f.envPointers.size > 0 && f.envPointers.has(identityPointer)) {
-        problems.push({ position: pos(identityPointer), message: `${kind.identityField}: the identity of a ${labelOf(kind)} cannot come from \${env:…}; it is shown in every plan` });
+        problems.push({ position: pos(identityPointer), message: `${kind.identityField}: the identity of ${aLabelOf(kind)} cannot come from \${env:…}; it is shown in every plan` });
         return undefined;
       }
       const ensure = entry.ensure === 'absent' ? 'absent' : 'present';

@@ -3,7 +3,7 @@
 import { createHash, hash } from 'node:crypto';
 import type { DesiredItem, DesiredOrganization, DesiredState } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
-import { identityFieldsOf, identityOf, keyInScope, labelOf, parentItemKey, parentKeyOf, type Companions, type HeldBy, type HoldView, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
+import { aLabelOf, identityFieldsOf, identityOf, keyInScope, labelOf, parentItemKey, parentKeyOf, type Companions, type HeldBy, type HoldView, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, kindByName, type Kinds } from '../resources/registry.js';
 import type { LiveState } from './live.js';
 import { canonicalJson, dropServerKeys, mergedUpdate, RULES, sameField, serverKeysOf, sortKeys } from './normalize.js';
@@ -436,7 +436,7 @@ export class PlanBuilder {
       const { kind, scope, item } = miss;
       const where = scope.parent ? `${scope.parent.kind.replace(/_/g, ' ')} ${scope.parent.key}` : scope.project !== null ? `project ${scope.project}` : `organization ${scope.organization}`;
       const seen = this.seenIds.get(`${kind.name}|${String(item.pin)}`);
-      const elsewhere = seen && seen !== where ? `which is a ${labelOf(kind)} of ${seen}, not of ${where}` : `but ${where} has no ${labelOf(kind)} with that id`;
+      const elsewhere = seen && seen !== where ? `which is ${aLabelOf(kind)} of ${seen}, not of ${where}` : `but ${where} has no ${labelOf(kind)} with that id`;
       throw new HogsyncError('config', `${labelOf(kind)} "${keyInScope(scope, item.key)}" is pinned to id ${String(item.pin)}, ${elsewhere}: correct the id, or remove it to match by ${kind.identityField}`, { position: item.position });
     }
     const missing = first(this.missing.map((item) => ({ item })))?.item;

@@ -572,3 +572,9 @@ export function identityFieldsOf(kind: ResourceKind, key: string): Record<string
 export function labelOf(kind: ResourceKind): string {
   return kind.label ?? kind.name.replace(/_/g, ' ');
 }
+
+/** The label with its article: `a cohort`, `an action`. */
+export function aLabelOf(kind: ResourceKind): string {
+  const label = labelOf(kind);
+  return /^[aeio]/i.test(label) ? `an ${label}` : `a ${label}`;
+}

@@ -89,19 +89,50 @@ export function siteHits(kind: ResourceKind, field: string, value: unknown): Sit
   return hitsOf(kind.references ?? [], field, value);
 }
 
-/** What the given sites hold in one field's value. */
+/** Sites that share a field and a path, with their places in the list they came from. */
+interface SiteGroup { field: string; steps: Step[]; members: Array<{ site: ReferenceSite; index: number }> }
+
+const groupings = new WeakMap<readonly ReferenceSite[], SiteGroup[]>();
+
+function groupsOf(sites: readonly ReferenceSite[]): SiteGroup[] {
+  let groups = groupings.get(sites);
+  if (!groups) {
+    const found: SiteGroup[] = [];
+    sites.forEach((site, index) => {
+      const steps = stepsOf(site.path);
+      const group = found.find((g) => g.field === site.field && g.steps === steps);
+      if (group) group.members.push({ site, index });
+      else found.push({ field: site.field, steps, members: [{ site, index }] });
+    });
+    groupings.set(sites, (groups = found));
+  }
+  return groups;
+}
+
+/**
+ * What the given sites hold in one field's value, site by site in their order. Sites on one
+ * path (a flag's cohort and flag properties) are reached in one walk: this runs for every
+ * declared item of a kind with sites, most of which hold nothing at any.
+ */
 export function hitsOf(sites: readonly ReferenceSite[], field: string, value: unknown): SiteHit[] {
-  const hits: SiteHit[] = [];
-  if (value === null || typeof value !== 'object') return hits;
-  for (const site of sites) {
-    if (site.field !== field) continue;
-    reach(value, stepsOf(site.path), 0, [], (obj, at) => {
-      if (site.when) for (const k in site.when) if (obj[k] !== site.when[k]) return;
-      if (!(site.key in obj)) return;
-      hits.push({ site, holder: obj, path: [...at, site.key], value: obj[site.key] });
+  if (value === null || typeof value !== 'object') return [];
+  let bySite: SiteHit[][] | undefined;
+  for (const group of groupsOf(sites)) {
+    if (group.field !== field) continue;
+    reach(value, group.steps, 0, [], (obj, at) => {
+      for (const { site, index } of group.members) {
+        if (site.when && !matchesWhen(obj, site.when)) continue;
+        if (!(site.key in obj)) continue;
+        ((bySite ??= [])[index] ??= []).push({ site, holder: obj, path: [...at, site.key], value: obj[site.key] });
+      }
     });
   }
-  return hits;
+  return bySite ? bySite.flat() : [];
+}
+
+function matchesWhen(obj: Obj, when: Readonly<Record<string, unknown>>): boolean {
+  for (const k in when) if (obj[k] !== when[k]) return false;
+  return true;
 }
 
 /** Whether any field of the kind may hold references: most kinds have none, and most items none. */
