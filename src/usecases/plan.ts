@@ -154,8 +154,11 @@ export async function streamPlan(client: ApiPort, desired: DesiredState, reads: 
   const planned = new Set<PlanUnit>();
   const deferred: PlanUnit[] = [];
   const planOne = async (unit: PlanUnit): Promise<void> => {
-    const w = waiting.get(unit) as { collections: LiveCollection[] };
-    let live = liveStateOf(w.collections);
+    // Moved out, the array left empty (not replaced): `w`, made before the reads began, is in
+    // the collector's old generation, and what a dropped array of it still pointed to would
+    // outlive the unit (see streamCollections).
+    const collections = (waiting.get(unit) as { collections: LiveCollection[] }).collections.splice(0);
+    let live = liveStateOf(collections);
     const held = builder.heldBackNeeds(unit, live);
     if (held.length > 0) {
       const extra = await readCollections(client, held.flatMap(({ kind, scope }) => heldBackReads(kind, [scope])), parallelism);
@@ -163,11 +166,7 @@ export async function streamPlan(client: ApiPort, desired: DesiredState, reads: 
     }
     builder.planUnit(unit, live);
     planned.add(unit);
-    if (unit.project === null) organizationLive.push(...w.collections);
-    // Emptied, not replaced: `w`, made before the reads began, is in the collector's old
-    // generation, and what a dropped array of it still pointed to would outlive the unit (see
-    // streamCollections).
-    w.collections.length = 0;
+    if (unit.project === null) organizationLive.push(...collections);
     if (unit.project === null) for (const next of deferred.splice(0).filter((d) => d.organization === unit.organization)) enqueue(next);
   };
   // Units whose lists are all in, planned one after another on the chain.
