@@ -23,13 +23,14 @@ interface OrgIndex {
 
 const indexes = new WeakMap<readonly DesiredItem[], { count: number; index: OrgIndex }>();
 
-function scopeKey(scope: Scope): string {
-  return scope.parent ? `${scope.parent.kind}:${scope.parent.key.toLowerCase()}` : String(scope.project ?? '');
-}
-
 /** The scope an item (or a scope) is in, as the index keys it: its project's id as is (no string made for each of thousands of items), or its parent. */
 function scopeId(at: Pick<DesiredItem, 'project' | 'parent'>): number | string {
   return at.parent ? `${at.parent.kind}:${at.parent.key.toLowerCase()}` : at.project ?? '';
+}
+
+/** The same as a string, as `wholeLists` and the lookups key it. */
+function scopeKey(scope: Scope): string {
+  return String(scopeId(scope));
 }
 
 function indexOf(org: DesiredOrganization): OrgIndex {

@@ -208,8 +208,7 @@ export async function streamPlan(client: ApiPort, desired: DesiredState, reads: 
     if (--w.left === 0) enqueue(unit);
   };
   if (prefetched) {
-    const index = new Map(reads.map((read, i) => [read, i]));
-    for (const read of reads) arrived(read, prefetched.collections[index.get(read) as number] as LiveCollection);
+    reads.forEach((read, i) => arrived(read, prefetched.collections[i] as LiveCollection));
   } else {
     await streamCollections(client, reads, parallelism, arrived);
   }
