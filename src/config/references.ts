@@ -3,8 +3,8 @@
 // name it cannot resolve. A reference of another kind than the site takes is a problem here,
 // at its line. Which item a name means is the planner's question (src/plan/references.ts).
 import type { FilePosition } from '../errors.js';
-import { aLabelOf, labelOf, type ReferenceSite, type ReferredItem, type ResourceKind } from '../resources/kind.js';
-import { hitsOf, namedReference } from '../resources/references.js';
+import { aLabelOf, labelOf, type ReferredItem, type ResourceKind } from '../resources/kind.js';
+import { hitsIn, namedReference } from '../resources/references.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
 import type { DeclaredReference, DesiredItem, DesiredState } from './model.js';
 import { childPointer } from './pointer.js';
@@ -24,27 +24,19 @@ export function declaredReferences(
   positionOf: (pointer: string) => FilePosition, problems: ConfigProblem[], kinds: Kinds = KINDS,
 ): DeclaredReference[] {
   const out: DeclaredReference[] = [];
-  const sites = kind.references ?? [];
-  // Each field once, its sites together (hitsOf answers them in their order).
-  for (let i = 0; i < sites.length; i++) {
-    const field = (sites[i] as ReferenceSite).field;
-    if (sites.findIndex((s) => s.field === field) !== i) continue;
-    const value = fields[field];
-    if (value === undefined || value === null || typeof value !== 'object') continue;
-    for (const hit of hitsOf(sites, field, value)) {
-      const site = hit.site;
-      const ref = namedReference(hit.value);
-      if (!ref) continue;
-      const pointer = hit.path.reduce<string>((p, step) => childPointer(p, step), pointerOf(site.field));
-      const position = positionOf(pointer);
-      const target = kinds.find((k) => k.name === ref.kind);
-      if (ref.kind !== site.kind) {
-        const what = target ? `{ ${ref.kind}: … } names ${aLabelOf(target)}` : `"${ref.kind}" is not a kind`;
-        problems.push({ position, message: `${dottedPath(site.field, hit.path)}: ${what}, but this place takes ${aLabelOf(kinds.find((k) => k.name === site.kind) ?? kind)}: write { ${site.kind}: NAME }` });
-        continue;
-      }
-      out.push({ field: site.field, path: hit.path, kind: ref.kind, name: ref.name, position });
+  for (const hit of hitsIn(kind.references ?? [], fields)) {
+    const site = hit.site;
+    const ref = namedReference(hit.value);
+    if (!ref) continue;
+    const pointer = hit.path.reduce<string>((p, step) => childPointer(p, step), pointerOf(site.field));
+    const position = positionOf(pointer);
+    const target = kinds.find((k) => k.name === ref.kind);
+    if (ref.kind !== site.kind) {
+      const what = target ? `{ ${ref.kind}: … } names ${aLabelOf(target)}` : `"${ref.kind}" is not a kind`;
+      problems.push({ position, message: `${dottedPath(site.field, hit.path)}: ${what}, but this place takes ${aLabelOf(kinds.find((k) => k.name === site.kind) ?? kind)}: write { ${site.kind}: NAME }` });
+      continue;
     }
+    out.push({ field: site.field, path: hit.path, kind: ref.kind, name: ref.name, position });
   }
   return out;
 }

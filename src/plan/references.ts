@@ -6,7 +6,7 @@ import type { DeclaredReference, DesiredItem } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
 import { identityOf, keyInScope, labelOf, type LiveRecord, type ReferredItem, type ResourceKind, type Scope } from '../resources/kind.js';
 import { dottedPath } from '../config/references.js';
-import { asSiteValue, hitsOf, namedReference, replaceAtSites, siteId } from '../resources/references.js';
+import { asSiteValue, hitsIn, namedReference, replaceAtSites, siteId } from '../resources/references.js';
 import type { Kinds } from '../resources/registry.js';
 import { addressOf } from './types.js';
 
@@ -234,11 +234,9 @@ export class ReferenceIndex {
   /** Live ids an item's live record holds at its sites: what it refers to now. */
   liveTargets(kind: ResourceKind, record: LiveRecord): Array<{ kind: string; id: string | number }> {
     const out: Array<{ kind: string; id: string | number }> = [];
-    for (const site of kind.references ?? []) {
-      for (const hit of hitsOf([site], site.field, record[site.field])) {
-        const id = siteId(hit.value);
-        if (id !== undefined && !namedReference(hit.value)) out.push({ kind: site.kind, id });
-      }
+    for (const hit of hitsIn(kind.references ?? [], record)) {
+      const id = siteId(hit.value);
+      if (id !== undefined && !namedReference(hit.value)) out.push({ kind: hit.site.kind, id });
     }
     return out;
   }

@@ -130,6 +130,17 @@ export function hitsOf(sites: readonly ReferenceSite[], field: string, value: un
   return bySite ? bySite.flat() : [];
 }
 
+/** What the sites hold across an item's fields (declared or live): each field walked once, its sites' hits in their order. */
+export function hitsIn(sites: readonly ReferenceSite[], fields: Readonly<Record<string, unknown>>): SiteHit[] {
+  const hits: SiteHit[] = [];
+  for (let i = 0; i < sites.length; i++) {
+    const field = (sites[i] as ReferenceSite).field;
+    if (sites.findIndex((s) => s.field === field) !== i) continue;
+    for (const hit of hitsOf(sites, field, fields[field])) hits.push(hit);
+  }
+  return hits;
+}
+
 function matchesWhen(obj: Obj, when: Readonly<Record<string, unknown>>): boolean {
   for (const k in when) if (obj[k] !== when[k]) return false;
   return true;
