@@ -43,6 +43,8 @@ describe('block YAML, read line by line', () => {
     ['quoted keys and values', '"a b": \'c\'\n\'d\'\'e\': "f\\"g\\\\h\\u00e9"\n"12345": x\nq: "a # not a comment"\nr: \'it\'\'s\'\n'],
     ['one-line lists and empty collections', 'a: [1, "two", three, null, 4.5]\nb: []\nc: {}\nd: [ ]\n'],
     ['numbers as the API writes them', 'a: 0\nb: -12\nc: 1.5\nd: -0.25\ne: 100\n'],
+    ['keys repeated item after item, some spaced from their colon', 'l:\n  - key: a\n    keys: b\n  - key : c\n    kez: d\n  - key: e\n    "keyq": f\n'],
+    ['words that only start like null, true and false', 'a: nil\nb: Nulls\nc: tru\nd: Falsey\ne: ~x\nf: truE\n'],
   ])('agrees with the full parser on %s', (_name, text) => {
     const result = compare(text);
     expect(result, 'the block reader should take this').toBeDefined();

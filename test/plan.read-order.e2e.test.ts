@@ -1,7 +1,8 @@
 // The order of a plan's requests: the projects' collections (compared at length) are asked for
 // evenly among the organization's requests (a GET for each declared project), not all first,
 // so their comparison is spread over the whole read instead of falling behind the network in
-// its first half. Each list keeps its own order.
+// its first half. Each list keeps its own order. However many reads are under way, no more
+// than --parallelism requests are in flight.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 import type { SeedDocument } from '../src/sandbox/seed.js';
@@ -47,5 +48,27 @@ describe('the order of a plan\'s reads', () => {
     // Half of the flag lists are asked for before half of the project GETs are done.
     expect(flagLists[4]).toBeLessThan(projectGets[5] as number);
     expect(projectGets[3]).toBeLessThan(flagLists[5] as number);
+  });
+
+  it('never has more than --parallelism requests in flight, with reads waiting their turn to be parsed', async () => {
+    const ids = Array.from({ length: 12 }, (_, i) => 4001 + i);
+    const seed = {
+      organizations: [{ id: ORG, name: 'Acme', projects: ids.map((id) => ({ id, name: `Project ${id}`, timezone: 'UTC', feature_flags: [{ key: `flag-${id}`, active: true }] })) }],
+    } as unknown as SeedDocument;
+    const sandbox: SandboxHandle = await inProcessSandbox({ seed, latencyMs: 5 });
+    ws = workspace(sandbox);
+    const file = ws.write('hogsync.yaml', config(`projects:\n${ids.map((id) => `  - id: ${id}\n    feature_flags:\n      - key: flag-${id}\n        active: true\n`).join('')}`));
+    let inFlight = 0;
+    let most = 0;
+    let requests = 0;
+    sandbox.server.on('request', (_req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+      requests++;
+      most = Math.max(most, ++inFlight);
+      res.on('close', () => { inFlight--; });
+    });
+    const planned = await ws.cli(['plan', file, '--detailed-exitcode', '--parallelism', '3']);
+    expect(planned.code, planned.stdout + planned.stderr).toBe(0);
+    expect(requests).toBeGreaterThanOrEqual(24);
+    expect(most).toBe(3);
   });
 });

@@ -23,6 +23,15 @@ const DECIMAL = /^-?(?:0|[1-9][0-9]*)\.[0-9]+$/;
 const NOT_PRINTABLE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]/;
 /** Characters a plain scalar may not start with (indicators), besides `-` and space. */
 const INDICATORS = new Set(['?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', "'", '"', '%', '@', '`']);
+/** INDICATORS by character code, asked of the first character of every key and value. */
+const INDICATOR_CODES = new Uint8Array(128);
+for (const c of INDICATORS) INDICATOR_CODES[c.charCodeAt(0)] = 1;
+const isIndicator = (code: number): boolean => code < 128 && INDICATOR_CODES[code] === 1;
+
+const SPACE = 0x20;
+const HASH = 0x23;
+const DASH = 0x2d;
+const COLON = 0x3a;
 /** JSON's escapes, which double-quoted YAML reads the same way; any other escape is left to the others. */
 const JSON_ESCAPES = /\\(?:["\\/bfnrt]|u(?![dD][89a-fA-F][0-9a-fA-F]{2})[0-9a-fA-F]{4})/g;
 
@@ -33,6 +42,8 @@ interface Frame {
   /** Where the node starts, and how many child nodes it has recorded. */
   start: number;
   children: number;
+  /** The nodes recorded before it opened: those recorded since are its subtree. */
+  before: number;
   /** A key (or a `-`) written with nothing after it: its value is the block below, or null. */
   pending: string | true | undefined;
   /** Where an empty pending value would be placed. */
@@ -55,12 +66,20 @@ class BlockReader {
   // nodes, kept while its positions may be asked, and these the collector neither scans nor copies.
   private starts = new Int32Array(1024);
   private info = new Int32Array(1024);
+  /** Nodes in each node's subtree, itself included: known as it closes, so never worked out again for a position. */
+  private sizes = new Int32Array(1024);
   private nodes = 0;
   /** Key names, and for each node the index of its name plus one (0: not a key). */
   private readonly keyNames: string[] = [];
   private keyOf = new Int32Array(1024);
   private readonly stack: Frame[] = [];
   private root: Frame | undefined;
+  /**
+   * Plain keys read before, by length and first character: a file repeats a few keys thousands
+   * of times, and one found here is neither cut out of the text again nor looked up anew in
+   * V8's table of property names.
+   */
+  private readonly seenKeys: Array<string | undefined> = new Array<string | undefined>(256).fill(undefined);
 
   constructor(private readonly text: string) {}
 
@@ -72,7 +91,7 @@ class BlockReader {
       if (end === -1) end = text.length;
       let indent = at;
       while (text.charCodeAt(indent) === 0x20) indent++;
-      if (indent < end && text[indent] !== '#') this.line(indent - at, indent, end);
+      if (indent < end && text.charCodeAt(indent) !== HASH) this.line(indent - at, indent, end);
       at = end + 1;
     }
     while (this.stack.length > 0) this.close();
@@ -81,13 +100,13 @@ class BlockReader {
     const n = this.nodes;
     const { keyNames, keyOf } = this;
     const nameOf = (node: number) => (node < n && keyOf[node]! > 0 ? keyNames[keyOf[node]! - 1] : undefined);
-    return { data: root.value as Record<string, unknown>, positions: new RecordedPositions(text, this.starts.subarray(0, n), this.info.subarray(0, n), nameOf, root.value) };
+    return { data: root.value as Record<string, unknown>, positions: new RecordedPositions(text, this.starts.subarray(0, n), this.info.subarray(0, n), nameOf, root.value, this.sizes.subarray(0, n)) };
   }
 
   private line(indent: number, from: number, end: number): void {
     const text = this.text;
-    if (from + 3 <= end && (text.startsWith('---', from) || text.startsWith('...', from)) && indent === 0) throw new NotBlock();
-    const dash = text[from] === '-' && (from + 1 === end || text[from + 1] === ' ');
+    if (indent === 0 && from + 3 <= end && (text.startsWith('---', from) || text.startsWith('...', from))) throw new NotBlock();
+    const dash = text.charCodeAt(from) === DASH && (from + 1 === end || text.charCodeAt(from + 1) === SPACE);
     let top = this.stack[this.stack.length - 1];
     while (top && (top.indent > indent || (top.indent === indent && top.sequence && !dash && top.pending === undefined))) {
       this.close();
@@ -122,14 +141,14 @@ class BlockReader {
 
   private open(sequence: boolean, indent: number, start: number): void {
     if (this.stack.length >= MAX_DEPTH) throw new NotBlock();
-    this.stack.push({ sequence, indent, value: sequence ? [] : {}, start, children: 0, pending: undefined, pendingAt: 0 });
+    this.stack.push({ sequence, indent, value: sequence ? [] : {}, start, children: 0, before: this.nodes, pending: undefined, pendingAt: 0 });
   }
 
   /** Closes the innermost node: it becomes the value its parent waits for. */
   private close(): void {
     const frame = this.stack.pop() as Frame;
     if (frame.pending !== undefined) this.emptyValue(frame);
-    this.record(frame.start, (frame.sequence ? SEQUENCE : MAPPING) | (frame.children * CHILDREN));
+    this.record(frame.start, (frame.sequence ? SEQUENCE : MAPPING) | (frame.children * CHILDREN), undefined, this.nodes - frame.before + 1);
     const parent = this.stack[this.stack.length - 1];
     // A list grown by push keeps room for 17 items once it has one: copied, it holds its own
     // (a flag's one condition group, held for the whole run, in tens of thousands of flags).
@@ -154,16 +173,18 @@ class BlockReader {
     else (frame.value as Record<string, unknown>)[pending] = value;
   }
 
-  /** One node, in post-order; `name`: a key's. */
-  private record(start: number, info: number, name?: string): void {
+  /** One node, in post-order; `name`: a key's; `size`: its subtree's nodes. */
+  private record(start: number, info: number, name?: string, size = 1): void {
     const n = this.nodes;
     if (n === this.starts.length) {
       this.starts = grown(this.starts);
       this.info = grown(this.info);
       this.keyOf = grown(this.keyOf);
+      this.sizes = grown(this.sizes);
     }
     this.starts[n] = start;
     this.info[n] = info;
+    this.sizes[n] = size;
     if (name !== undefined) this.keyOf[n] = this.keyNames.push(name);
     this.nodes = n + 1;
   }
@@ -172,14 +193,14 @@ class BlockReader {
   private item(frame: Frame, from: number, end: number): void {
     const text = this.text;
     let at = from + 1;
-    while (text.charCodeAt(at) === 0x20) at++;
+    while (text.charCodeAt(at) === SPACE) at++;
     frame.pending = true;
     frame.pendingAt = from + 1;
-    if (at >= end || text[at] === '#') {
-      if (at < end && text[at - 1] !== ' ') throw new NotBlock();
+    if (at >= end || text.charCodeAt(at) === HASH) {
+      if (at < end && text.charCodeAt(at - 1) !== SPACE) throw new NotBlock();
       return;
     }
-    if (text[at] === '-' && (at + 1 === end || text[at + 1] === ' ')) throw new NotBlock();
+    if (text.charCodeAt(at) === DASH && (at + 1 === end || text.charCodeAt(at + 1) === SPACE)) throw new NotBlock();
     if (this.keyEnd(at, end) !== -1) {
       const indent = at - text.lastIndexOf('\n', at) - 1;
       this.open(false, indent, at);
@@ -202,8 +223,8 @@ class BlockReader {
     frame.pending = key;
     frame.pendingAt = colon + 1;
     let at = colon + 1;
-    while (text.charCodeAt(at) === 0x20) at++;
-    if (at >= end || text[at] === '#') {
+    while (text.charCodeAt(at) === SPACE) at++;
+    if (at >= end || text.charCodeAt(at) === HASH) {
       if (at < end && at === colon + 1) throw new NotBlock();
       return;
     }
@@ -222,9 +243,9 @@ class BlockReader {
       return text[close] === ':' && (close + 1 === end || text[close + 1] === ' ') ? close : -1;
     }
     for (let i = from; i < end; i++) {
-      const c = text[i];
-      if (c === ':' && (i + 1 === end || text[i + 1] === ' ')) return i;
-      if (c === '#' && text[i - 1] === ' ') return -1;
+      const c = text.charCodeAt(i);
+      if (c === COLON && (i + 1 === end || text.charCodeAt(i + 1) === SPACE)) return i;
+      if (c === HASH && text.charCodeAt(i - 1) === SPACE) return -1;
     }
     return -1;
   }
@@ -234,9 +255,15 @@ class BlockReader {
     const text = this.text;
     const first = text[from] as string;
     if (first === '"' || first === "'") return this.quoted(from, colon);
-    const raw = text.slice(from, colon).trimEnd();
-    if (raw === '' || INDICATORS.has(first) || (first === '-' && (raw.length === 1 || raw[1] === ' '))) throw new NotBlock();
+    const trimmed = text.charCodeAt(colon - 1) === SPACE;
+    const slot = ((colon - from) * 31 + text.charCodeAt(from)) & 255;
+    const seen = this.seenKeys[slot];
+    // Only keys that passed the checks below are kept; a space before the colon is left to them.
+    if (!trimmed && seen !== undefined && seen.length === colon - from && text.startsWith(seen, from)) return seen;
+    const raw = trimmed ? text.slice(from, colon).trimEnd() : text.slice(from, colon);
+    if (raw === '' || isIndicator(first.charCodeAt(0)) || (first === '-' && (raw.length === 1 || raw[1] === ' '))) throw new NotBlock();
     if ((mayResolve(raw) && (NULLS.has(raw) || TRUE.has(raw) || FALSE.has(raw) || CORE_NUMBER.test(raw))) || raw.includes(' #')) throw new NotBlock();
+    if (!trimmed) this.seenKeys[slot] = raw;
     return raw;
   }
 
@@ -277,10 +304,11 @@ class BlockReader {
       this.record(from, SCALAR);
       return this.fill(frame, this.quoted(from, close));
     }
-    if (INDICATORS.has(first) || (first === '-' && (from + 1 === end || text[from + 1] === ' '))) throw new NotBlock();
+    if (isIndicator(first.charCodeAt(0)) || (first === '-' && (from + 1 === end || text.charCodeAt(from + 1) === SPACE))) throw new NotBlock();
     let stop = from;
-    while (stop < end && !(text.charCodeAt(stop) === 0x23 && text.charCodeAt(stop - 1) === 0x20)) stop++;
-    const raw = text.slice(from, stop).trimEnd();
+    while (stop < end && !(text.charCodeAt(stop) === HASH && text.charCodeAt(stop - 1) === SPACE)) stop++;
+    // Trimmed only when it ends in a space (before a comment, or trailing).
+    const raw = text.charCodeAt(stop - 1) === SPACE ? text.slice(from, stop).trimEnd() : text.slice(from, stop);
     if (raw.includes(': ') || raw.endsWith(':')) throw new NotBlock();
     this.record(from, SCALAR);
     this.fill(frame, plainValue(raw));
@@ -310,7 +338,7 @@ class BlockReader {
           this.record(at, SCALAR);
           items.push(this.quoted(at, stop));
         } else {
-          if (INDICATORS.has(c) || c === '-' && text[at + 1] === ' ') throw new NotBlock();
+          if (isIndicator(c.charCodeAt(0)) || c === '-' && text[at + 1] === ' ') throw new NotBlock();
           stop = at;
           while (stop < end && text[stop] !== ',' && text[stop] !== ']' && text[stop] !== '[' && text[stop] !== '{' && text[stop] !== '}' && text[stop] !== '#' && text[stop] !== ':') stop++;
           const raw = text.slice(at, stop).trimEnd();
@@ -331,7 +359,7 @@ class BlockReader {
       }
     }
     this.rest(at, end);
-    this.record(from, SEQUENCE | (items.length * CHILDREN));
+    this.record(from, SEQUENCE | (items.length * CHILDREN), undefined, items.length + 1);
     this.fill(frame, items);
   }
 
@@ -360,9 +388,11 @@ function mayResolve(raw: string): boolean {
 /** A plain scalar as YAML 1.2's core schema reads it; anything a reader might read otherwise is refused. */
 function plainValue(raw: string): unknown {
   if (!mayResolve(raw)) return raw;
-  if (NULLS.has(raw)) return null;
-  if (TRUE.has(raw)) return true;
-  if (FALSE.has(raw)) return false;
+  const c = raw.charCodeAt(0);
+  // By the first character, only the words it may begin (n, t, f in any case; ~ is null).
+  if (c === 0x6e || c === 0x4e || c === 0x7e) return NULLS.has(raw) ? null : raw;
+  if (c === 0x74 || c === 0x54) return TRUE.has(raw) ? true : raw;
+  if (c === 0x66 || c === 0x46) return FALSE.has(raw) ? false : raw;
   if (!CORE_NUMBER.test(raw)) return raw;
   const n = Number(raw);
   if (INTEGER.test(raw) && Number.isSafeInteger(n) && raw !== '-0') return n;

@@ -107,8 +107,9 @@ class Unsure extends Error {}
 
 /** Lookups over nodes recorded in post-order: where each starts, its kind, key flag and child count, and key names. */
 export class RecordedPositions implements FastPositions {
-  private sizes: Int32Array | undefined;
-  private lines: number[] | undefined;
+  /** Where each line starts, as far into the text as a lookup has needed (positions are mostly near the top of a file). */
+  private readonly lines: number[] = [0];
+  private linesEnd = false;
   private readonly children = new Map<number, number[]>();
   private readonly mappings = new Map<number, { byName: Map<string, { key: number; value: number | undefined }>; count: number }>();
 
@@ -119,6 +120,8 @@ export class RecordedPositions implements FastPositions {
     /** A key node's name (undefined for any other node). */
     private readonly nameOf: (node: number) => string | undefined,
     private readonly data: unknown,
+    /** Nodes in each node's subtree, when the pass that recorded them knew them; else worked out at the first lookup. */
+    private sizes?: ArrayLike<number>,
   ) {}
 
   value(pointer: string): Lookup {
@@ -220,7 +223,7 @@ export class RecordedPositions implements FastPositions {
   }
 
   /** Nodes in each node's subtree, itself included (post-order: its children come right before it). */
-  private subtreeSizes(): Int32Array {
+  private subtreeSizes(): ArrayLike<number> {
     if (this.sizes) return this.sizes;
     const sizes = new Int32Array(this.info.length);
     for (let i = 0; i < this.info.length; i++) {
@@ -238,7 +241,13 @@ export class RecordedPositions implements FastPositions {
   }
 
   private pos(offset: number): Pos {
-    const starts = (this.lines ??= lineStarts(this.text));
+    const starts = this.lines;
+    // Lines are found up to the one the offset is on (at most a line past it), no further.
+    while (!this.linesEnd && (starts[starts.length - 1] as number) <= offset) {
+      const next = this.text.indexOf('\n', (starts[starts.length - 1] as number));
+      if (next === -1) this.linesEnd = true;
+      else starts.push(next + 1);
+    }
     let lo = 0;
     let hi = starts.length - 1;
     while (lo < hi) {
@@ -248,10 +257,4 @@ export class RecordedPositions implements FastPositions {
     }
     return { line: lo + 1, col: offset - starts[lo]! + 1 };
   }
-}
-
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  return starts;
 }

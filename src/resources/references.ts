@@ -89,8 +89,30 @@ export function siteHits(kind: ResourceKind, field: string, value: unknown): Sit
   return hitsOf(kind.references ?? [], field, value);
 }
 
-/** Sites that share a field and a path, with their places in the list they came from. */
-interface SiteGroup { field: string; steps: Step[]; members: Array<{ site: ReferenceSite; index: number }> }
+/** Sites that share a field and a path, with their places in the list they came from, and the keys they hold values under. */
+interface SiteGroup { field: string; steps: Step[]; members: Array<{ site: ReferenceSite; index: number }>; keys: string[] }
+
+/**
+ * Whether the path from step `i` on reaches, below `value`, an object holding one of `keys`
+ * (or a `**` step, left to the walk). Most items hold nothing at their sites (a flag whose
+ * conditions have no properties): this answers for them without the walk's stack and closures,
+ * which as the one path every declared item took cost more to optimize than to run.
+ */
+function mayHold(value: unknown, path: readonly Step[], i: number, keys: readonly string[]): boolean {
+  if (i === path.length) {
+    if (!isObj(value)) return false;
+    for (let k = 0; k < keys.length; k++) if ((keys[k] as string) in value) return true;
+    return false;
+  }
+  const step = path[i]!;
+  if (step.any) return true;
+  if (!isObj(value)) return false;
+  const next = value[step.name];
+  if (!step.list) return next !== undefined && mayHold(next, path, i + 1, keys);
+  if (!Array.isArray(next)) return false;
+  for (let j = 0; j < next.length; j++) if (mayHold(next[j], path, i + 1, keys)) return true;
+  return false;
+}
 
 const groupings = new WeakMap<readonly ReferenceSite[], SiteGroup[]>();
 
@@ -101,8 +123,10 @@ function groupsOf(sites: readonly ReferenceSite[]): SiteGroup[] {
     sites.forEach((site, index) => {
       const steps = stepsOf(site.path);
       const group = found.find((g) => g.field === site.field && g.steps === steps);
-      if (group) group.members.push({ site, index });
-      else found.push({ field: site.field, steps, members: [{ site, index }] });
+      if (group) {
+        group.members.push({ site, index });
+        if (!group.keys.includes(site.key)) group.keys.push(site.key);
+      } else found.push({ field: site.field, steps, members: [{ site, index }], keys: [site.key] });
     });
     groupings.set(sites, (groups = found));
   }
@@ -118,7 +142,7 @@ export function hitsOf(sites: readonly ReferenceSite[], field: string, value: un
   if (value === null || typeof value !== 'object') return [];
   let bySite: SiteHit[][] | undefined;
   for (const group of groupsOf(sites)) {
-    if (group.field !== field) continue;
+    if (group.field !== field || !mayHold(value, group.steps, 0, group.keys)) continue;
     reach(value, group.steps, 0, [], (obj, at) => {
       for (const { site, index } of group.members) {
         if (site.when && !matchesWhen(obj, site.when)) continue;
