@@ -62,6 +62,8 @@ describe('block YAML, read line by line', () => {
     ['a duplicate key', 'a: 1\na: 2\n'],
     ['a key YAML reads as a number or a boolean', '1: a\n'],
     ['a __proto__ key', '__proto__: 1\n'],
+    ['a quoted __proto__ key', 'a: 1\n"__proto__": 1\n'],
+    ['a __proto__ key below keys read before', 'l:\n  - a: 1\n  - a: 2\n    __proto__: 3\n'],
     ['a document marker', '---\na: 1\n'],
     ['a list at the top', '- a\n'],
     ['a nested one-line collection', 'a: [[1]]\n'],

@@ -217,7 +217,7 @@ class BlockReader {
     if (colon === -1) throw new NotBlock();
     const key = this.key(from, colon);
     const map = frame.value as Record<string, unknown>;
-    if (KEYS_FOR_THE_FULL_PARSER.has(key) || Object.prototype.hasOwnProperty.call(map, key)) throw new NotBlock();
+    if (Object.prototype.hasOwnProperty.call(map, key)) throw new NotBlock();
     this.record(from, SCALAR | KEY, key);
     frame.children++;
     frame.pending = key;
@@ -254,7 +254,11 @@ class BlockReader {
   private key(from: number, colon: number): string {
     const text = this.text;
     const first = text[from] as string;
-    if (first === '"' || first === "'") return this.quoted(from, colon);
+    if (first === '"' || first === "'") {
+      const quoted = this.quoted(from, colon);
+      if (KEYS_FOR_THE_FULL_PARSER.has(quoted)) throw new NotBlock();
+      return quoted;
+    }
     const trimmed = text.charCodeAt(colon - 1) === SPACE;
     const slot = ((colon - from) * 31 + text.charCodeAt(from)) & 255;
     const seen = this.seenKeys[slot];
@@ -263,6 +267,7 @@ class BlockReader {
     const raw = trimmed ? text.slice(from, colon).trimEnd() : text.slice(from, colon);
     if (raw === '' || isIndicator(first.charCodeAt(0)) || (first === '-' && (raw.length === 1 || raw[1] === ' '))) throw new NotBlock();
     if ((mayResolve(raw) && (NULLS.has(raw) || TRUE.has(raw) || FALSE.has(raw) || CORE_NUMBER.test(raw))) || raw.includes(' #')) throw new NotBlock();
+    if (KEYS_FOR_THE_FULL_PARSER.has(raw)) throw new NotBlock();
     if (!trimmed) this.seenKeys[slot] = raw;
     return raw;
   }
