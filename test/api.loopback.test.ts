@@ -112,4 +112,22 @@ describe('API client over loopback', () => {
     expect(body.body).toEqual({ ok: true });
     expect(loaded).toBe(false);
   });
+
+  it('leaves V8\'s flags as they were until it makes its pool, so the loader\'s code caches stay valid', async () => {
+    // A plan loads the client's modules, then the configuration loader's vendor files with the
+    // V8 code cache the build recorded (refused under other flags), then makes its pool.
+    const vendor = resolve('dist/vendor/schema-validator.cjs');
+    const script = `
+      const { readFileSync } = await import('node:fs');
+      const { Script } = await import('node:vm');
+      const wrap = (source) => '(function (exports, require, module, __filename, __dirname) {' + source + '\\n})';
+      const cached = () => new Script(wrap(readFileSync(${JSON.stringify(vendor)}, 'utf8')), { filename: ${JSON.stringify(vendor)}, cachedData: readFileSync(${JSON.stringify(`${vendor}.cache`)}) }).cachedDataRejected;
+      const { ApiClient } = await import(${JSON.stringify(pathToFileURL(resolve('dist/http/client.js')).href)});
+      const afterLoad = cached();
+      const c = new ApiClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'phx_${'k'.repeat(40)}' });
+      await c.close();
+      console.log(JSON.stringify({ afterLoad }));`;
+    const out = await new Promise<string>((done, fail) => execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: resolve('.') }, (err, stdout, stderr) => (err ? fail(new Error(stderr)) : done(stdout))));
+    expect(JSON.parse(out)).toEqual({ afterLoad: false });
+  });
 });

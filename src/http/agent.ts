@@ -18,9 +18,22 @@ const require = createRequire(import.meta.url);
 // answers cost it next to nothing either way. Wasm flags are read when a module is compiled, so
 // setting this one before the first connection is enough; hogsync compiles no other wasm.
 // Measured by `npm run bench` (plan_cpu); every test that makes a request runs under it.
-setFlagsFromString('--liftoff-only');
+// It is set when the first pool is made, not when this module loads: V8 refuses a code cache
+// recorded under other flags, and the configuration loader's files (dist/vendor/, each with the
+// cache the build recorded) load after this module and before the first connection. Set at load,
+// every plan compiled them cold.
+let baselineWasm = false;
 
 const Dispatcher = require('undici/lib/dispatcher/dispatcher.js') as typeof UndiciDispatcher;
 if (typeof Dispatcher.prototype.request !== 'function') Object.assign(Dispatcher.prototype, require('undici/lib/api/index.js'));
 
 export const Agent = require('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
+
+/** The client's connection pool; the first one sets V8 to compile llhttp once (see above). */
+export function createAgent(options: ConstructorParameters<typeof UndiciAgent>[0]): UndiciAgent {
+  if (!baselineWasm) {
+    setFlagsFromString('--liftoff-only');
+    baselineWasm = true;
+  }
+  return new Agent(options);
+}

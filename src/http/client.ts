@@ -3,7 +3,7 @@
 // rate limit across all requests, retries what is safe to retry, follows pagination, and
 // turns every failure into a one-line HogsyncError that never contains the key.
 import type { Dispatcher } from 'undici';
-import { Agent } from './agent.js';
+import { createAgent } from './agent.js';
 import { HogsyncError, type ErrorCode, type RequestInfo } from '../errors.js';
 import { VERSION } from '../version.js';
 import { maskKey as redact } from '../util/secrets.js';
@@ -149,7 +149,7 @@ export class ApiClient implements ApiPort {
     });
     this.noteRequest = (method, path) => { current = { method, path }; };
     this.ownsDispatcher = options.dispatcher === undefined;
-    this.dispatcher = options.dispatcher ?? new Agent({
+    this.dispatcher = options.dispatcher ?? createAgent({
       connections: this.parallelism,
       keepAliveTimeout: 10_000,
       // Our own timer bounds each attempt; these are a backstop, late enough to never win.
