@@ -247,6 +247,7 @@ export class PlanBuilder {
     // A parent the plan creates (a new role): its items are created after it, with the id it gets.
     const parentFirst = scope.parent && scope.parent.id === null ? [addressOf(scope.parent.kind, org.id, parentItemKey(scope.parent))] : [];
     const fail = (message: string, item: DesiredItem) => { out.error ??= new HogsyncError('config', message, { position: item.position }); };
+    const absent = this.absent(kind);
     for (const { item, address, record } of planned) {
       const resolved = item.ensure === 'present' ? refs.resolveFields(kind, scope, item) : { fields: item.fields, after: [] };
       const rank = ranks?.get(item);
@@ -279,7 +280,7 @@ export class PlanBuilder {
         continue;
       }
       const same: string[] = [];
-      const change = diffItem(kind, scope, address, item, record, resolved, refs, this.absent(kind), same);
+      const change = diffItem(kind, scope, address, item, record, resolved, refs, absent, same);
       out.managed.push({ address, digest: itemDigest(kind, item, record, resolved.fields, same) });
       if (change === 'missing') this.missing.push(item);
       else if (change === null) out.unchanged++;
