@@ -95,8 +95,8 @@ interface SiteGroup { field: string; steps: Step[]; members: Array<{ site: Refer
 /**
  * Whether the path from step `i` on reaches, below `value`, an object holding one of `keys`
  * (or a `**` step, left to the walk). Most items hold nothing at their sites (a flag whose
- * conditions have no properties): this answers for them without the walk's stack and closures,
- * which as the one path every declared item took cost more to optimize than to run.
+ * conditions have no properties): this answers for them without the walk's stack, path copies
+ * and closures.
  */
 function mayHold(value: unknown, path: readonly Step[], i: number, keys: readonly string[]): boolean {
   if (i === path.length) {
