@@ -141,7 +141,9 @@ function lookupsOf(org: DesiredOrganization, kinds: Kinds): Array<{ kind: Resour
     }
   }
   for (const item of org.items) {
-    for (const ref of item.references ?? []) {
+    // Most items refer to nothing: no list is made for them.
+    if (item.references === undefined) continue;
+    for (const ref of item.references) {
       const kind = kinds.find((k) => k.name === ref.kind);
       if (!kind) continue;
       const scope = scopeOfItem(item);
