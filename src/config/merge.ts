@@ -55,8 +55,12 @@ export function identityKey(kind: ResourceKind, item: Pick<DesiredItem, 'project
   return `${kind.name}\0${identityScope(item)}\0${kind.matchKey(item.key)}`;
 }
 
-/** Where an identity is unique: its project's id, or its parent (names ignore case). */
-function identityScope(item: Pick<DesiredItem, 'project' | 'parent'>): number | string {
+/**
+ * Where an identity is unique: its project's id as is (no string made for each of thousands of
+ * items), or its parent (names ignore case). The planner's index of declared items and the keys
+ * of `wholeLists` use it too (src/plan/scopes.ts).
+ */
+export function identityScope(item: Pick<DesiredItem, 'project' | 'parent'>): number | string {
   return item.parent ? `${item.parent.kind}:${item.parent.key.toLowerCase()}` : item.project ?? '';
 }
 
@@ -252,7 +256,7 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
           if (entries.length > 0 && !childrenOf.has(inOrg)) childrenOf.set(inOrg, { child, where: pos(childPointerBase) });
           // A whole list (a role's members) is declared even when empty: it then removes every live one.
           if (child.wholeList && item.ensure === 'present') {
-            (st.org.wholeLists ??= {})[`${child.name}|${at.parent ? `${at.parent.kind}:${at.parent.key.toLowerCase()}` : String(at.project)}`] = pos(childPointerBase);
+            (st.org.wholeLists ??= {})[`${child.name}|${String(identityScope(at))}`] = pos(childPointerBase);
           }
           for (const { entry: childEntry, path } of entries) {
             const childItem = itemOf(child, childEntry, path.reduce<string>((p, step) => childPointer(p, step), childPointerBase), at);

@@ -3,6 +3,7 @@
 // names costs nothing. Collections that only resolve references by name are read too, and
 // planned not (their items are neither listed nor pruned). The reads (src/state/targets.ts),
 // the planner and the kinds' checks all ask here, so they always agree.
+import { identityScope as scopeId } from '../config/merge.js';
 import type { DesiredItem, DesiredOrganization } from '../config/model.js';
 import type { FilePosition } from '../errors.js';
 import type { ResourceKind, Scope } from '../resources/kind.js';
@@ -22,11 +23,6 @@ interface OrgIndex {
 }
 
 const indexes = new WeakMap<readonly DesiredItem[], { count: number; index: OrgIndex }>();
-
-/** The scope an item (or a scope) is in, as the index keys it: its project's id as is (no string made for each of thousands of items), or its parent. */
-function scopeId(at: Pick<DesiredItem, 'project' | 'parent'>): number | string {
-  return at.parent ? `${at.parent.kind}:${at.parent.key.toLowerCase()}` : at.project ?? '';
-}
 
 /** The same as a string, as `wholeLists` and the lookups key it. */
 function scopeKey(scope: Scope): string {
