@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Agent as UndiciAgent } from 'undici';
-import { Agent } from '../src/http/agent.js';
+import { Agent as UndiciAgent, util as undiciUtil } from 'undici';
+import { Agent, parseHeaders } from '../src/http/agent.js';
 import { ApiClient } from '../src/http/client.js';
 import { VERSION } from '../src/version.js';
 import { KEY, rejection } from './support/mock-api.js';
@@ -95,6 +95,7 @@ describe('API client over loopback', () => {
     // The client loads the pool's module by its path inside undici: an undici that moves or
     // replaces it must fail here, not in a user's run.
     expect(Agent).toBe(UndiciAgent);
+    expect(parseHeaders).toBe(undiciUtil.parseHeaders);
     // In a process that never loads undici's index (this one has: the test imports it), the
     // pool still makes requests, and the index stays unloaded.
     const base = await serve((_req, res) => { res.setHeader('content-type', 'application/json'); res.end('{"ok":true}'); });

@@ -1,12 +1,11 @@
 // undici's index loads all of undici (fetch, WebSocket, cookies, caches, mocks): about 60 ms of
-// CPU in every run that talks to the API, for a connection pool. hogsync uses only the pool and
-// its request(), so it loads those two the way the index puts them together (the index adds the
-// request API to every dispatcher's prototype). A test holds the pool equal to the index's Agent
-// and runs a request in a process that never loads the index, so an undici that moves either
-// file fails the tests, not a user's run.
+// CPU in every run that talks to the API, for a connection pool. hogsync uses only the pool,
+// through its dispatch() (./transport.ts), and undici's header parser, so it loads those files
+// alone. A test holds the pool equal to the index's Agent and runs a request in a process that
+// never loads the index, so an undici that moves either file fails the tests, not a user's run.
 import { createRequire } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
-import type { Agent as UndiciAgent, Dispatcher as UndiciDispatcher } from 'undici';
+import type { Agent as UndiciAgent, util as UndiciUtil } from 'undici';
 
 const require = createRequire(import.meta.url);
 
@@ -24,10 +23,10 @@ const require = createRequire(import.meta.url);
 // every plan compiled them cold.
 let baselineWasm = false;
 
-const Dispatcher = require('undici/lib/dispatcher/dispatcher.js') as typeof UndiciDispatcher;
-if (typeof Dispatcher.prototype.request !== 'function') Object.assign(Dispatcher.prototype, require('undici/lib/api/index.js'));
-
 export const Agent = require('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
+
+/** Raw header lines as an object of lower-case names, as undici's request() gives them. */
+export const parseHeaders = (require('undici/lib/core/util.js') as typeof UndiciUtil).parseHeaders;
 
 /** The client's connection pool; the first one sets V8 to compile llhttp once (see above). */
 export function createAgent(options: ConstructorParameters<typeof UndiciAgent>[0]): UndiciAgent {

@@ -2,8 +2,8 @@
 // body. It answers with the status, the headers and the body (a success's as its bytes, any
 // other's as text), or throws a TransportFailure that says whether the request can have
 // reached the server (which decides if it may be replayed).
-import { EventEmitter } from 'node:events';
 import type { Dispatcher } from 'undici';
+import { parseHeaders } from './agent.js';
 import type { Body } from './api-error.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -51,64 +51,77 @@ export interface Exchange {
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 /**
- * The body's bytes, refused past `max` bytes. Read by 'data' events rather than an async
- * iterator: one promise per answer, not one per chunk (a plan reads hundreds of pages).
+ * The exchange as undici's dispatcher drives it: headers, then the body's chunks, then the end
+ * or an error. Handled here rather than through undici's request(), which wraps every answer in
+ * a stream, an async resource and a promise for hundreds of pages a plan reads, to be read back
+ * chunk by chunk into the same array this fills.
  */
-function readCapped<T>(body: Dispatcher.ResponseData['body'], max: number, ended: (chunks: Buffer[], size: number) => T): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    body.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > max) {
-        body.destroy();
-        reject(new TransportFailure('fatal', `the answer is larger than ${max / 1024 / 1024} MiB`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    body.on('error', reject);
-    body.on('end', () => {
-      try {
-        resolve(ended(chunks, size));
-      } catch (err) {
-        reject(err as Error);
-      }
-    });
-  });
+class ExchangeHandler implements Dispatcher.DispatchHandler {
+  private abort: ((reason: Error) => void) | undefined;
+  private settled = false;
+  private status = 0;
+  private headers: Record<string, string> = {};
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(timeoutMs: number, private readonly resolve: (r: RawResponse) => void, private readonly reject: (e: TransportFailure) => void) {
+    this.timer = setTimeout(() => this.fail(new TransportFailure('timeout', `no complete answer within ${timeoutMs} ms`)), timeoutMs);
+  }
+
+  /** Settles with a failure and stops the exchange (at once, or when it gets its connection). */
+  private fail(failure: TransportFailure): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.reject(failure);
+    this.abort?.(failure);
+  }
+
+  onConnect(abort: (reason?: Error) => void): void {
+    if (this.settled) abort(new TransportFailure('timeout', 'aborted'));
+    else this.abort = abort;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], _resume: () => void): boolean {
+    // Informational answers (1xx) come before the answer itself.
+    if (statusCode < 200) return true;
+    this.status = statusCode;
+    this.headers = flattenHeaders(parseHeaders(rawHeaders) as Record<string, string | string[] | undefined>);
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.settled) return false;
+    this.size += chunk.length;
+    if (this.size > MAX_BODY_BYTES) {
+      this.fail(new TransportFailure('fatal', `the answer is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB`));
+      return false;
+    }
+    this.chunks.push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    const { status, headers, chunks, size } = this;
+    this.resolve(status >= 200 && status < 300
+      ? { status, headers, bytes: { chunks, size }, text: '' }
+      : { status, headers, text: Buffer.concat(chunks, size).toString('utf8') });
+  }
+
+  onError(err: Error): void {
+    this.fail(err instanceof TransportFailure ? err : classify(err));
+  }
 }
 
-export async function exchange(x: Exchange): Promise<RawResponse> {
-  // undici takes an EventEmitter as the signal: a small part of an AbortController's cost (an
-  // EventTarget), paid on every request of a plan that makes hundreds.
-  const abort = new EventEmitter();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    abort.emit('abort');
-  }, x.timeoutMs);
-  try {
-    const res = await x.dispatcher.request({
-      origin: x.url.origin,
-      path: x.url.pathname + x.url.search,
-      method: x.method,
-      headers: x.headers,
-      body: x.body,
-      signal: abort,
-    });
-    const status = res.statusCode;
-    const headers = flattenHeaders(res.headers);
-    const success = status >= 200 && status < 300;
-    return await readCapped(res.body, MAX_BODY_BYTES, (chunks, size): RawResponse => (success
-      ? { status, headers, bytes: { chunks, size }, text: '' }
-      : { status, headers, text: Buffer.concat(chunks, size).toString('utf8') }));
-  } catch (err) {
-    if (err instanceof TransportFailure) throw err;
-    if (timedOut) throw new TransportFailure('timeout', `no complete answer within ${x.timeoutMs} ms`);
-    throw classify(err);
-  } finally {
-    clearTimeout(timer);
-  }
+export function exchange(x: Exchange): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const handler = new ExchangeHandler(x.timeoutMs, resolve, reject);
+    x.dispatcher.dispatch({ origin: x.url.origin, path: x.url.pathname + x.url.search, method: x.method, headers: x.headers, body: x.body }, handler);
+  });
 }
 
 const UNSENT = new Set(['ECONNREFUSED', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);

@@ -154,8 +154,22 @@ export function hitsOf(sites: readonly ReferenceSite[], field: string, value: un
   return bySite ? bySite.flat() : [];
 }
 
-/** What the sites hold across an item's fields (declared or live): each field walked once, its sites' hits in their order. */
+/**
+ * What the sites hold across an item's fields (declared or live): each field walked once, its
+ * sites' hits in their order. This runs for every declared item and every live record of a kind
+ * with sites; nearly all hold nothing, and are answered by the probe alone.
+ */
 export function hitsIn(sites: readonly ReferenceSite[], fields: Readonly<Record<string, unknown>>): SiteHit[] {
+  const groups = groupsOf(sites);
+  for (let g = 0; g < groups.length; g++) {
+    const group = groups[g] as SiteGroup;
+    const value = fields[group.field];
+    if (value !== null && typeof value === 'object' && mayHold(value, group.steps, 0, group.keys)) return walkedHits(sites, fields);
+  }
+  return [];
+}
+
+function walkedHits(sites: readonly ReferenceSite[], fields: Readonly<Record<string, unknown>>): SiteHit[] {
   const hits: SiteHit[] = [];
   for (let i = 0; i < sites.length; i++) {
     const field = (sites[i] as ReferenceSite).field;
