@@ -175,9 +175,10 @@ export async function peopleBenchmark() {
 /**
  * The plan pipeline run RUNS times, each against a fresh sandbox, and the run with the median of
  * `figure` kept: one run on a busy 2-core machine varies by ±15 %, which would decide a target.
- * The range of all runs is reported beside it.
+ * The range of all runs is reported beside it. Five, not three: the CPU of one bench's three runs
+ * here spanned 1174–1612 ms for one build, so one slow or fast run could still be the median.
  */
-const RUNS = 3;
+const RUNS = 5;
 async function medianPlan(dir, latency, figure) {
   const runs = [];
   for (let i = 0; i < RUNS; i++) runs.push(await runPlan(dir, latency));
