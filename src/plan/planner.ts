@@ -325,6 +325,9 @@ export class PlanBuilder {
       }
     }
     this.check(kind, scope, items, read, live, out);
+    // Sorted here, while other reads are in flight: finish() sorts the whole plan's items after the
+    // last answer, and runs already in order (as scopes are, in canonical order) merge in one pass.
+    out.managed.sort(byAddress);
     return out;
   }
 
