@@ -61,6 +61,17 @@ export function readBlockYaml(text: string): { data: Record<string, unknown>; po
   }
 }
 
+/**
+ * An empty list already of the kind that holds strings. A list made empty by `[]` holds small
+ * integers until its first string: V8's optimised `record`, made while reading one file, took
+ * every reader's list to hold strings, and was thrown away and compiled again at the next file.
+ */
+function emptyListOfStrings(): string[] {
+  const list = [''];
+  list.length = 0;
+  return list;
+}
+
 class BlockReader {
   // The nodes in typed arrays (grown by doubling): a configuration has hundreds of thousands of
   // nodes, kept while its positions may be asked, and these the collector neither scans nor copies.
@@ -70,7 +81,7 @@ class BlockReader {
   private sizes = new Int32Array(1024);
   private nodes = 0;
   /** Key names, and for each node the index of its name plus one (0: not a key). */
-  private readonly keyNames: string[] = [];
+  private readonly keyNames: string[] = emptyListOfStrings();
   private keyOf = new Int32Array(1024);
   private readonly stack: Frame[] = [];
   private root: Frame | undefined;
