@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Agent as UndiciAgent, util as undiciUtil } from 'undici';
 import { Agent, parseHeaders } from '../src/http/agent.js';
 import { ApiClient } from '../src/http/client.js';
+import { TransportFailure, exchange } from '../src/http/transport.js';
 import { VERSION } from '../src/version.js';
 import { KEY, rejection } from './support/mock-api.js';
 
@@ -80,6 +81,27 @@ describe('API client over loopback', () => {
     const post = await rejection(c.request('POST', '/api/slow/', { body: {} }));
     expect(post.message).toBe('no complete answer within 100 ms; not retried: POST is not idempotent; the change may or may not have been applied');
     expect(c.stats.requests).toBe(3);
+  });
+
+  it('a request whose time runs out while it waits for a connection fails then, and is never sent', async () => {
+    const paths: string[] = [];
+    const base = await serve((req) => { paths.push(req.url ?? ''); });
+    const dispatcher = new Agent({ connections: 1 });
+    try {
+      const at = (path: string, timeoutMs: number) => exchange({ dispatcher, url: new URL(path, base), method: 'GET', headers: {}, timeoutMs });
+      const first = at('/api/first/', 1000);
+      const started = Date.now();
+      const second = await at('/api/second/', 50).then(() => undefined, (err: unknown) => err);
+      expect(second).toBeInstanceOf(TransportFailure);
+      expect((second as TransportFailure).kind).toBe('timeout');
+      // Failed at its own time, not when the first request let the connection go.
+      expect(Date.now() - started).toBeLessThan(700);
+      await first.then(() => undefined, () => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(paths).toEqual(['/api/first/']);
+    } finally {
+      await dispatcher.close();
+    }
   });
 
   it('retries a refused connection, then names it', async () => {

@@ -59,6 +59,8 @@ export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 class ExchangeHandler implements Dispatcher.DispatchHandler {
   private abort: ((reason: Error) => void) | undefined;
   private settled = false;
+  /** Why it failed, when it did: also the reason given to undici for an exchange failed before it had a connection. */
+  private failure: TransportFailure | undefined;
   private status = 0;
   private headers: Record<string, string> = {};
   private readonly chunks: Buffer[] = [];
@@ -73,17 +75,18 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private fail(failure: TransportFailure): void {
     if (this.settled) return;
     this.settled = true;
+    this.failure = failure;
     clearTimeout(this.timer);
     this.reject(failure);
     this.abort?.(failure);
   }
 
   onConnect(abort: (reason?: Error) => void): void {
-    if (this.settled) abort(new TransportFailure('timeout', 'aborted'));
+    if (this.failure) abort(this.failure);
     else this.abort = abort;
   }
 
-  onHeaders(statusCode: number, rawHeaders: Buffer[], _resume: () => void): boolean {
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
     // Informational answers (1xx) come before the answer itself.
     if (statusCode < 200) return true;
     this.status = statusCode;
