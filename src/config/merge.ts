@@ -110,6 +110,107 @@ function declaredOf(st: OrgState, kind: ResourceKind, item: DesiredItem): Map<st
   return byKey;
 }
 
+/** What itemOf and add need of the file being merged. */
+interface FileContext {
+  f: LoadedFile;
+  orgId: string;
+  st: OrgState;
+  problems: ConfigProblem[];
+  kinds: Kinds;
+  childKindsOf: (kind: ResourceKind) => ResourceKind[];
+  repeats: (kind: ResourceKind) => boolean;
+}
+
+function itemOf(cx: FileContext, kind: ResourceKind, entry: Obj, pointer: string, at: ItemScope): DesiredItem | undefined {
+  const { f, orgId, problems } = cx;
+  const raw = identityOf(kind, entry);
+  // Only well-formed identities take part; the schema check reports the others.
+  const validId = Number.isSafeInteger(raw) || (typeof raw === 'string' && raw !== '');
+  if (!validId) return undefined;
+  // Identities are shown in every plan (addresses, unmanaged lists): they cannot be secrets.
+  const identityPointer = entry[IDENTITY_AT] === true ? pointer
+    : childPointer(pointer, entry[kind.identityField] === undefined && kind.nameField !== undefined ? kind.nameField : kind.identityField);
+  // Asked only of files that interpolate: the pointer is a new string, hashed for the lookup.
+  if (f.envPointers.size > 0 && f.envPointers.has(identityPointer)) {
+    problems.push({ position: lazyPosition(f.file, f.map, identityPointer), message: `${kind.identityField}: the identity of ${aLabelOf(kind)} cannot come from \${env:…}; it is shown in every plan` });
+    return undefined;
+  }
+  const ensure = entry.ensure === 'absent' ? 'absent' : 'present';
+  const fields: Record<string, unknown> = {};
+  const interpolated: string[] = [];
+  if (ensure === 'present') {
+    const known = kind.fields;
+    for (const name in entry) {
+      if (!(name in known)) continue;
+      fields[name] = entry[name];
+      if (f.envPointers.size === 0) continue;
+      const fp = childPointer(pointer, name);
+      if ([...f.envPointers].some((p) => p === fp || p.startsWith(`${fp}/`))) interpolated.push(name);
+    }
+  }
+  const pin = kind.idPin && (Number.isSafeInteger(entry[PIN]) || (typeof entry[PIN] === 'string' && entry[PIN] !== '')) ? entry[PIN] as string | number : undefined;
+  const references = kind.references && ensure === 'present'
+    ? declaredReferences(kind, fields, (field) => childPointer(pointer, field), (p) => lazyPosition(f.file, f.map, p, 'value'), problems, cx.kinds) : [];
+  // Optional members are assigned only when present (not spread in): this runs for every declared item.
+  const item: DesiredItem = { kind: kind.name, organization: orgId, project: at.project, key: kind.displayKey(raw), ensure, fields, interpolated, position: lazyPosition(f.file, f.map, identityPointer) };
+  if (at.parent) item.parent = at.parent;
+  if (pin !== undefined) item.pin = pin;
+  if (references.length > 0) item.references = references;
+  if (typeof entry[RENAMED_FROM] === 'string' && entry[RENAMED_FROM] !== '') item.renamedFrom = previousKey(kind, entry);
+  return item;
+}
+
+/** Adds an item unless it is a duplicate; returns false for a duplicate. */
+function add(cx: FileContext, kind: ResourceKind, item: DesiredItem, reference: boolean): boolean {
+  const { st, problems } = cx;
+  const declared = declaredOf(st, kind, item);
+  const id = kind.matchKey(item.key);
+  const first = declared.get(id);
+  if (!first) {
+    declared.set(id, { item, reference, where: item.position });
+    st.org.items.push(item);
+    return true;
+  }
+  if (cx.repeats(kind) && (reference || first.reference)) {
+    // A reference adds nothing; a full declaration after references takes the item's fields.
+    if (!reference) {
+      first.item.fields = item.fields;
+      first.item.interpolated = item.interpolated;
+      first.item.ensure = item.ensure;
+      first.item.position = item.position;
+      if (item.pin !== undefined) first.item.pin = item.pin;
+      if (item.renamedFrom !== undefined) first.item.renamedFrom = item.renamedFrom;
+      if (item.references) first.item.references = item.references;
+      first.reference = false;
+      first.where = item.position;
+    }
+    return true;
+  }
+  const label = labelOf(kind);
+  const shownKey = itemAddressKey(item);
+  // Say why two different spellings are the same item (role names ignore case).
+  const caseNote = first.item.key !== item.key ? ` (${label} ${kind.identityField}s ignore case: "${first.item.key}" and "${item.key}")` : '';
+  const hint = cx.repeats(kind) ? `; a ${label} may repeat only as \`${kind.identityField}\` plus the lists of what it holds (${cx.childKindsOf(kind).map((c) => c.configKey).join(', ')})` : '';
+  problems.push({
+    position: item.position,
+    message: `${label} "${shownKey}" is declared twice: ${formatPosition(first.where)} and ${formatPosition(item.position)}${caseNote}${hint}`,
+  });
+  return false;
+}
+
+/**
+ * A parent's child items, added one by one. A function of its own rather than a loop in the
+ * parent's: V8 optimises it while the first projects are read, instead of compiling the whole
+ * per-parent code (and everything it calls) again halfway through the files.
+ */
+function declareChildren(cx: FileContext, child: ResourceKind, entries: ReadonlyArray<{ entry: Obj; path: ReadonlyArray<string | number> }>,
+  base: string, at: ItemScope): void {
+  for (const { entry, path } of entries) {
+    const item = itemOf(cx, child, entry, path.length === 1 ? childPointer(base, path[0] as string | number) : path.reduce<string>((p, step) => childPointer(p, step), base), at);
+    if (item) add(cx, child, item, false);
+  }
+}
+
 export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): { state: DesiredState; problems: ConfigProblem[] } {
   const problems: ConfigProblem[] = [];
   const orgs = new Map<string, OrgState>();
@@ -138,83 +239,7 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
       orgs.set(orgId, state);
     }
     const st = state;
-    /** Where a value is written (a reference's own `{`), rather than its key. */
-    const valuePos = (pointer: string): FilePosition => lazyPosition(f.file, f.map, pointer, 'value');
-
-    const itemOf = (kind: ResourceKind, entry: Obj, pointer: string, at: ItemScope): DesiredItem | undefined => {
-      const raw = identityOf(kind, entry);
-      // Only well-formed identities take part; the schema check reports the others.
-      const validId = Number.isSafeInteger(raw) || (typeof raw === 'string' && raw !== '');
-      if (!validId) return undefined;
-      // Identities are shown in every plan (addresses, unmanaged lists): they cannot be secrets.
-      const identityPointer = entry[IDENTITY_AT] === true ? pointer
-        : childPointer(pointer, entry[kind.identityField] === undefined && kind.nameField !== undefined ? kind.nameField : kind.identityField);
-      // Asked only of files that interpolate: the pointer is a new string, hashed for the lookup.
-      if (f.envPointers.size > 0 && f.envPointers.has(identityPointer)) {
-        problems.push({ position: pos(identityPointer), message: `${kind.identityField}: the identity of ${aLabelOf(kind)} cannot come from \${env:…}; it is shown in every plan` });
-        return undefined;
-      }
-      const ensure = entry.ensure === 'absent' ? 'absent' : 'present';
-      const fields: Record<string, unknown> = {};
-      const interpolated: string[] = [];
-      if (ensure === 'present') {
-        const known = kind.fields;
-        for (const name in entry) {
-          if (!(name in known)) continue;
-          fields[name] = entry[name];
-          if (f.envPointers.size === 0) continue;
-          const fp = childPointer(pointer, name);
-          if ([...f.envPointers].some((p) => p === fp || p.startsWith(`${fp}/`))) interpolated.push(name);
-        }
-      }
-      const pin = kind.idPin && (Number.isSafeInteger(entry[PIN]) || (typeof entry[PIN] === 'string' && entry[PIN] !== '')) ? entry[PIN] as string | number : undefined;
-      const references = kind.references && ensure === 'present'
-        ? declaredReferences(kind, fields, (field) => childPointer(pointer, field), (p) => valuePos(p), problems, kinds) : [];
-      // Optional members are assigned only when present (not spread in): this runs for every declared item.
-      const item: DesiredItem = { kind: kind.name, organization: orgId, project: at.project, key: kind.displayKey(raw), ensure, fields, interpolated, position: pos(identityPointer) };
-      if (at.parent) item.parent = at.parent;
-      if (pin !== undefined) item.pin = pin;
-      if (references.length > 0) item.references = references;
-      if (typeof entry[RENAMED_FROM] === 'string' && entry[RENAMED_FROM] !== '') item.renamedFrom = previousKey(kind, entry);
-      return item;
-    };
-
-    /** Adds an item unless it is a duplicate; returns false for a duplicate. */
-    const add = (kind: ResourceKind, item: DesiredItem, reference: boolean): boolean => {
-      const declared = declaredOf(st, kind, item);
-      const id = kind.matchKey(item.key);
-      const first = declared.get(id);
-      if (!first) {
-        declared.set(id, { item, reference, where: item.position });
-        st.org.items.push(item);
-        return true;
-      }
-      if (repeats(kind) && (reference || first.reference)) {
-        // A reference adds nothing; a full declaration after references takes the item's fields.
-        if (!reference) {
-          first.item.fields = item.fields;
-          first.item.interpolated = item.interpolated;
-          first.item.ensure = item.ensure;
-          first.item.position = item.position;
-          if (item.pin !== undefined) first.item.pin = item.pin;
-          if (item.renamedFrom !== undefined) first.item.renamedFrom = item.renamedFrom;
-          if (item.references) first.item.references = item.references;
-          first.reference = false;
-          first.where = item.position;
-        }
-        return true;
-      }
-      const label = labelOf(kind);
-      const shownKey = itemAddressKey(item);
-      // Say why two different spellings are the same item (role names ignore case).
-      const caseNote = first.item.key !== item.key ? ` (${label} ${kind.identityField}s ignore case: "${first.item.key}" and "${item.key}")` : '';
-      const hint = repeats(kind) ? `; a ${label} may repeat only as \`${kind.identityField}\` plus the lists of what it holds (${childKindsOf(kind).map((c) => c.configKey).join(', ')})` : '';
-      problems.push({
-        position: item.position,
-        message: `${label} "${shownKey}" is declared twice: ${formatPosition(first.where)} and ${formatPosition(item.position)}${caseNote}${hint}`,
-      });
-      return false;
-    };
+    const cx: FileContext = { f, orgId, st, problems, kinds, childKindsOf, repeats };
 
     for (const kind of orgKinds) {
       const list = root[kind.configKey];
@@ -222,12 +247,12 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
       list.forEach((entry, i) => {
         if (!isObj(entry)) return;
         const pointer = childPointer(childPointer('', kind.configKey), i);
-        const item = itemOf(kind, entry, pointer, { project: null });
+        const item = itemOf(cx, kind, entry, pointer, { project: null });
         if (!item) return;
         const childKinds = childKindsOf(kind);
         const children = childKinds.filter((c) => entry[c.configKey] !== undefined && entry[c.configKey] !== null);
         const reference = repeats(kind) && Object.keys(entry).every((k) => k === kind.identityField || childKinds.some((c) => c.configKey === k));
-        add(kind, item, reference);
+        add(cx, kind, item, reference);
         if (!isParent(kind)) return;
 
         // Children name their parent by its identity: a project's id (DesiredItem.project), another parent's key.
@@ -258,10 +283,7 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
           if (child.wholeList && item.ensure === 'present') {
             (st.org.wholeLists ??= {})[`${child.name}|${String(identityScope(at))}`] = pos(childPointerBase);
           }
-          for (const { entry: childEntry, path } of entries) {
-            const childItem = itemOf(child, childEntry, path.reduce<string>((p, step) => childPointer(p, step), childPointerBase), at);
-            if (childItem) add(child, childItem, false);
-          }
+          declareChildren(cx, child, entries, childPointerBase, at);
         }
       });
     }

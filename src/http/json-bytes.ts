@@ -175,9 +175,11 @@ function bracketed(b: Buffer, start: number, end: number): string {
  * such misses the rest too.
  */
 function arrayInPieces(b: Buffer, i: number): [unknown[], number] {
-  const out: unknown[] = [];
   i = skipSpace(b, i + 1);
-  if (b[i] === CLOSE_ARRAY) return [out, i + 1];
+  if (b[i] === CLOSE_ARRAY) return [[], i + 1];
+  // Joined once at the end: pushed element by element, 20 000 flags were a loop hot enough for V8
+  // to compile this function (and all it inlines) at every plan.
+  const pieces: unknown[][] = [];
   let pieceStart = i;
   let separator: Separator | undefined;
   let misses = 0;
@@ -193,8 +195,8 @@ function arrayInPieces(b: Buffer, i: number): [unknown[], number] {
       if (end > pieceStart) {
         const piece = parsedPiece(b, pieceStart, end);
         if (piece) {
-          for (const element of piece) out.push(element);
-          if (found < 0) return [out, end + 1];
+          pieces.push(piece);
+          if (found < 0) return [joined(pieces), end + 1];
           i = pieceStart = skipSpace(b, end + 1);
           continue;
         }
@@ -209,13 +211,17 @@ function arrayInPieces(b: Buffer, i: number): [unknown[], number] {
     if (!separator && c === COMMA && b[elementEnd - 1] === CLOSE_OBJECT) separator = separatorAfter(b, elementEnd - 1, i);
     if (c === CLOSE_ARRAY || i - pieceStart >= PIECE) {
       // The elements between pieceStart and i, separated by commas: an array once bracketed.
-      const piece = JSON.parse(bracketed(b, pieceStart, i)) as unknown[];
-      for (const element of piece) out.push(element);
-      if (c === CLOSE_ARRAY) return [out, i + 1];
+      pieces.push(JSON.parse(bracketed(b, pieceStart, i)) as unknown[]);
+      if (c === CLOSE_ARRAY) return [joined(pieces), i + 1];
       pieceStart = skipSpace(b, i + 1);
     }
     i = skipSpace(b, i + 1);
   }
+}
+
+/** The pieces' elements as one array (an element that is an array stays one). */
+function joined(pieces: unknown[][]): unknown[] {
+  return pieces.length === 1 ? pieces[0] as unknown[] : pieces.flat(1);
 }
 
 /** The bytes between two object elements, up to the second's first key included (`},{"id"`), and where the comma is in them. */

@@ -74,14 +74,16 @@ export async function streamCollections(port: ApiPort, reads: readonly Collectio
   for (const read of all) pending.set(read, { left: 0, records: [] });
   for (const unit of units) (pending.get(unit.read) as { left: number }).left++;
   const children: Array<Promise<void>> = [];
-  const finish = (read: CollectionRead) => {
+  /** A read's records are all in: `last`, the answer of its last unit (most reads have one). */
+  const finish = (read: CollectionRead, last: LiveRecord[] = []) => {
     const p = pending.get(read) as { records: LiveRecord[]; meta?: Record<string, unknown> };
     pending.delete(read);
     // The records move to an array of their own: `p` was made before the reads began and has
     // long been promoted to the collector's old generation, where whatever an object points to
     // survives every young collection until a full one, however dead the object (most of a
-    // plan's records were copied twice and promoted that way). Emptied, it points to none.
-    const records = p.records.splice(0);
+    // plan's records were copied twice and promoted that way). Emptied, it points to none. A
+    // read of one unit passes its answer on as it is, never copied.
+    const records = p.records.length === 0 ? last : [...p.records.splice(0), ...last];
     const waiting = parentLists.get(read);
     if (waiting) {
       const task = readChildren(api, read.kind, records, waiting, onCollection);
@@ -121,8 +123,8 @@ export async function streamCollections(port: ApiPort, reads: readonly Collectio
       records = record ? [record] : [];
     }
     const p = pending.get(read) as { left: number; records: LiveRecord[] };
-    for (const r of records) p.records.push(r);
-    if (--p.left === 0) finish(read);
+    if (--p.left === 0) finish(read, records);
+    else for (const r of records) p.records.push(r);
   });
   await Promise.all(children);
 }
