@@ -109,7 +109,7 @@ export class PlanBuilder {
   constructor(private readonly desired: DesiredState, private readonly options: PlanOptions) {
     this.kinds = options.kinds ?? KINDS;
     this.targets = options.targets ? targetsOfPlan(options.targets) : undefined;
-    for (const org of desired.organizations) this.orgs.set(org.id, { org, refs: new ReferenceIndex(org.id, this.kinds), slots: new Map() });
+    for (const org of desired.organizations) this.orgs.set(org.id, { org, refs: new ReferenceIndex(org.id, this.kinds, org.items), slots: new Map() });
   }
 
   /** The units of the desired state, in canonical order: each organization's own unit, then its projects'. */

@@ -67,8 +67,18 @@ export type Resolved = { id: string | number; record: LiveRecord } | { deferred:
 
 export class ReferenceIndex {
   private readonly entries = new Map<string, Entry>();
+  /**
+   * The kinds the organization's declared items refer to: only theirs are looked up by name or
+   * matched to a reference, so only theirs are indexed (a workspace of 20 000 flags that refer
+   * to nothing indexes none of them).
+   */
+  private readonly referred: ReadonlySet<string>;
 
-  constructor(private readonly organization: string, private readonly kinds: Kinds) {}
+  constructor(private readonly organization: string, private readonly kinds: Kinds, items: readonly DesiredItem[]) {
+    const referred = new Set<string>();
+    for (const item of items) for (const ref of item.references ?? []) referred.add(ref.kind);
+    this.referred = referred;
+  }
 
   private readonly released = new Set<number>();
 
@@ -96,7 +106,7 @@ export class ReferenceIndex {
   /** The declared items of a kind in a project, and its live records (gone ones aside), before it is planned. */
   register(kind: ResourceKind, scope: Scope, items: readonly DesiredItem[], live: LiveRecord[] | undefined): void {
     const e = this.entry(kind, scope.project);
-    for (const item of items) e.declared.set(kind.matchKey(item.key), item);
+    if (this.referred.has(kind.name)) for (const item of items) e.declared.set(kind.matchKey(item.key), item);
     e.live = live;
     e.byName = undefined;
     e.byId = undefined;
@@ -105,6 +115,7 @@ export class ReferenceIndex {
 
   /** A declared item's live match, once the planner found it. */
   matched(kind: ResourceKind, scope: Scope, item: DesiredItem, record: LiveRecord): void {
+    if (!this.referred.has(kind.name)) return;
     const e = this.entry(kind, scope.project);
     e.matched.set(item, record);
     e.byRecord = undefined;
