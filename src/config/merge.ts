@@ -117,9 +117,12 @@ interface FileContext {
   st: OrgState;
   problems: ConfigProblem[];
   kinds: Kinds;
-  childKindsOf: (kind: ResourceKind) => ResourceKind[];
-  repeats: (kind: ResourceKind) => boolean;
 }
+
+const childKindsOf = (kinds: Kinds, kind: ResourceKind) => kinds.filter((c) => c.parent === kind.name);
+const isParent = (kinds: Kinds, kind: ResourceKind) => childKindsOf(kinds, kind).length > 0;
+// Projects, which hold other kinds (feature flags), may repeat as references: their id and those lists.
+const repeats = (kinds: Kinds, kind: ResourceKind) => kind.projectKind === true && isParent(kinds, kind);
 
 function itemOf(cx: FileContext, kind: ResourceKind, entry: Obj, pointer: string, at: ItemScope): DesiredItem | undefined {
   const { f, orgId, problems } = cx;
@@ -171,7 +174,7 @@ function add(cx: FileContext, kind: ResourceKind, item: DesiredItem, reference: 
     st.org.items.push(item);
     return true;
   }
-  if (cx.repeats(kind) && (reference || first.reference)) {
+  if (repeats(cx.kinds, kind) && (reference || first.reference)) {
     // A reference adds nothing; a full declaration after references takes the item's fields.
     if (!reference) {
       first.item.fields = item.fields;
@@ -190,7 +193,7 @@ function add(cx: FileContext, kind: ResourceKind, item: DesiredItem, reference: 
   const shownKey = itemAddressKey(item);
   // Say why two different spellings are the same item (role names ignore case).
   const caseNote = first.item.key !== item.key ? ` (${label} ${kind.identityField}s ignore case: "${first.item.key}" and "${item.key}")` : '';
-  const hint = cx.repeats(kind) ? `; a ${label} may repeat only as \`${kind.identityField}\` plus the lists of what it holds (${cx.childKindsOf(kind).map((c) => c.configKey).join(', ')})` : '';
+  const hint = repeats(cx.kinds, kind) ? `; a ${label} may repeat only as \`${kind.identityField}\` plus the lists of what it holds (${childKindsOf(cx.kinds, kind).map((c) => c.configKey).join(', ')})` : '';
   problems.push({
     position: item.position,
     message: `${label} "${shownKey}" is declared twice: ${formatPosition(first.where)} and ${formatPosition(item.position)}${caseNote}${hint}`,
@@ -206,7 +209,7 @@ function add(cx: FileContext, kind: ResourceKind, item: DesiredItem, reference: 
 function declareChildren(cx: FileContext, child: ResourceKind, entries: ReadonlyArray<{ entry: Obj; path: ReadonlyArray<string | number> }>,
   base: string, at: ItemScope): void {
   for (const { entry, path } of entries) {
-    const item = itemOf(cx, child, entry, path.length === 1 ? childPointer(base, path[0] as string | number) : path.reduce<string>((p, step) => childPointer(p, step), base), at);
+    const item = itemOf(cx, child, entry, path.reduce<string>((p, step) => childPointer(p, step), base), at);
     if (item) add(cx, child, item, false);
   }
 }
@@ -222,10 +225,6 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
   const prunable = pruneKeys(kinds);
 
   const orgKinds = kinds.filter((k) => k.parent === 'organization');
-  const childKindsOf = (kind: ResourceKind) => kinds.filter((c) => c.parent === kind.name);
-  const isParent = (kind: ResourceKind) => childKindsOf(kind).length > 0;
-  // Projects, which hold other kinds (feature flags), may repeat as references: their id and those lists.
-  const repeats = (kind: ResourceKind) => kind.projectKind === true && isParent(kind);
 
   for (const f of files) {
     const root = f.data;
@@ -239,7 +238,7 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
       orgs.set(orgId, state);
     }
     const st = state;
-    const cx: FileContext = { f, orgId, st, problems, kinds, childKindsOf, repeats };
+    const cx: FileContext = { f, orgId, st, problems, kinds };
 
     for (const kind of orgKinds) {
       const list = root[kind.configKey];
@@ -249,11 +248,11 @@ export function mergeFiles(files: readonly LoadedFile[], kinds: Kinds = KINDS): 
         const pointer = childPointer(childPointer('', kind.configKey), i);
         const item = itemOf(cx, kind, entry, pointer, { project: null });
         if (!item) return;
-        const childKinds = childKindsOf(kind);
+        const childKinds = childKindsOf(kinds, kind);
         const children = childKinds.filter((c) => entry[c.configKey] !== undefined && entry[c.configKey] !== null);
-        const reference = repeats(kind) && Object.keys(entry).every((k) => k === kind.identityField || childKinds.some((c) => c.configKey === k));
+        const reference = repeats(kinds, kind) && Object.keys(entry).every((k) => k === kind.identityField || childKinds.some((c) => c.configKey === k));
         add(cx, kind, item, reference);
-        if (!isParent(kind)) return;
+        if (!isParent(kinds, kind)) return;
 
         // Children name their parent by its identity: a project's id (DesiredItem.project), another parent's key.
         const parentKey = `${kind.name}|${kind.matchKey(item.key)}`;
