@@ -147,8 +147,11 @@ function commentBody(command, result) {
   return `${MARKER}\n### hogsync ${command}\n\nThe plan is too long for a comment (${body.length} characters); it is in the job summary and the run's log.\n`;
 }
 
-/** Runs the action. `env` is its whole input; `log` receives workflow commands and messages. Answers the step's exit code. */
-export async function runAction(env, log = (line) => process.stdout.write(`${line}\n`)) {
+/**
+ * Runs the action. `env` is its whole input; `log` receives workflow commands and messages, and
+ * `echo` what hogsync printed ('stdout' or 'stderr', for the job's log). Answers the step's exit code.
+ */
+export async function runAction(env, log = (line) => process.stdout.write(`${line}\n`), echo = (stream, text) => process[stream].write(text)) {
   const command = (env.INPUT_COMMAND || 'plan').trim();
   if (!COMMANDS.includes(command)) {
     log(`::error title=hogsync action::command must be one of ${COMMANDS.join(', ')} (got ${JSON.stringify(command)})`);
@@ -188,8 +191,8 @@ export async function runAction(env, log = (line) => process.stdout.write(`${lin
     }
 
     const result = await runHogsync(args, childEnv);
-    if (result.stdout) process.stdout.write(result.stdout.endsWith('\n') ? result.stdout : `${result.stdout}\n`);
-    if (result.stderr) process.stderr.write(result.stderr);
+    if (result.stdout) echo('stdout', result.stdout.endsWith('\n') ? result.stdout : `${result.stdout}\n`);
+    if (result.stderr) echo('stderr', result.stderr);
 
     const changes = countChanges(command, result, planFile && resolve(env.GITHUB_WORKSPACE || process.cwd(), planFile), userArgs);
     if (env.GITHUB_OUTPUT) appendFileSync(env.GITHUB_OUTPUT, `exit-code=${result.code}\nchanges=${changes}\n`);

@@ -12,6 +12,7 @@ import nock from './support/nock.js';
 import { parseDocument } from 'yaml';
 import { MARKER, runAction, splitArgs, splitPaths } from '../scripts/github-action.js';
 import { ROOT } from './support/cli.js';
+import { keptOutput, type KeptOutput } from './support/output.js';
 import { inProcessSandbox, stopAllSandboxes } from './support/sandbox.js';
 import { ORG, config } from './support/workspace.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
@@ -62,6 +63,7 @@ describe('the action against a sandbox and a fake GitHub', () => {
   let sandbox: SandboxHandle;
   let dir: string;
   let lines: string[];
+  let printed: KeptOutput;
 
   beforeAll(async () => {
     nock.disableNetConnect();
@@ -73,7 +75,8 @@ describe('the action against a sandbox and a fake GitHub', () => {
     nock.restore();
   });
 
-  beforeEach(async () => {
+  beforeEach(async (context) => {
+    printed = keptOutput(context);
     sandbox = await inProcessSandbox();
     dir = mkdtempSync(join(tmpdir(), 'hogsync-action-'));
     writeFileSync(join(dir, 'hogsync.yaml'), config('roles:\n  - name: Engineers\n    feature_flags_access_level: 37\n'));
@@ -105,6 +108,8 @@ describe('the action against a sandbox and a fake GitHub', () => {
   });
   const outputs = () => readFileSync(join(dir, 'output'), 'utf8');
   const log = (line: string) => { lines.push(line); };
+  // What hogsync printed goes to the job's log; here, to the test's log only if it fails.
+  const echo = (_stream: 'stdout' | 'stderr', text: string) => { printed.write(text); };
 
   it('creates the plan comment on the pull request, and sets exit-code and changes', async () => {
     let posted = '';
@@ -114,8 +119,10 @@ describe('the action against a sandbox and a fake GitHub', () => {
       .post(`/repos/${REPO}/issues/7/comments`, (body: { body: string }) => { posted = body.body; return true; })
       .matchHeader('authorization', 'Bearer ghs_faketoken0123456789')
       .reply(201, { id: 99 });
-    const code = await runAction(env({ INPUT_COMMAND: 'plan', INPUT_COMMENT: 'true' }), log);
+    const code = await runAction(env({ INPUT_COMMAND: 'plan', INPUT_COMMENT: 'true' }), log, echo);
     expect(code).toBe(0);
+    // The plan reaches the job's log, as hogsync printed it.
+    expect(printed.text()).toMatch(/^### hogsync plan\n/);
     expect(github.isDone(), lines.join('\n')).toBe(true);
     expect(posted.startsWith(MARKER)).toBe(true);
     expect(posted).toContain('### hogsync plan');
@@ -133,7 +140,7 @@ describe('the action against a sandbox and a fake GitHub', () => {
       .reply(200, [{ id: 5, body: 'first!' }, { id: 6, body: `${MARKER}\n### hogsync plan\n\nold plan` }])
       .patch(`/repos/${REPO}/issues/comments/6`, (body: { body: string }) => { patched = body.body; return true; })
       .reply(200, { id: 6 });
-    const code = await runAction(env({ INPUT_COMMAND: 'plan', INPUT_COMMENT: 'true' }), log);
+    const code = await runAction(env({ INPUT_COMMAND: 'plan', INPUT_COMMENT: 'true' }), log, echo);
     expect(code).toBe(0);
     expect(github.isDone()).toBe(true);
     expect(patched).toContain(`role:${ORG}/Engineers`);
@@ -144,7 +151,7 @@ describe('the action against a sandbox and a fake GitHub', () => {
     nock(GITHUB)
       .get(`/repos/${REPO}/issues/7/comments`).query(true).reply(200, [])
       .post(`/repos/${REPO}/issues/7/comments`).reply(403, { message: 'Resource not accessible by integration' });
-    const code = await runAction(env({ INPUT_COMMAND: 'plan', INPUT_COMMENT: 'true' }), log);
+    const code = await runAction(env({ INPUT_COMMAND: 'plan', INPUT_COMMENT: 'true' }), log, echo);
     expect(code).toBe(0);
     expect(outputs()).toContain('exit-code=0');
     const warning = lines.find((l) => l.startsWith('::warning'));
@@ -158,7 +165,7 @@ describe('the action against a sandbox and a fake GitHub', () => {
       .get(`/repos/${REPO}/issues/7/comments`).query(true).reply(200, [])
       .post(`/repos/${REPO}/issues/7/comments`, (body: { body: string }) => { posted = body.body; return true; }).reply(201, { id: 1 });
     writeFileSync(join(dir, 'hogsync.yaml'), config('roles:\n  - name: Engineers\n    feature_flags_access_level: nope\n'));
-    const code = await runAction(env({ INPUT_COMMAND: 'plan', INPUT_COMMENT: 'true' }), log);
+    const code = await runAction(env({ INPUT_COMMAND: 'plan', INPUT_COMMENT: 'true' }), log, echo);
     expect(code).toBe(1);
     expect(outputs()).toContain('exit-code=1');
     expect(posted).toContain('hogsync plan failed (exit 1)');
@@ -167,7 +174,7 @@ describe('the action against a sandbox and a fake GitHub', () => {
 
   it('hands args to hogsync as words, never to a shell', async () => {
     const marker = join(dir, 'pwned');
-    const code = await runAction(env({ INPUT_COMMAND: 'validate', INPUT_ARGS: `; touch ${marker} $(touch ${marker})` }), log);
+    const code = await runAction(env({ INPUT_COMMAND: 'validate', INPUT_ARGS: `; touch ${marker} $(touch ${marker})` }), log, echo);
     expect(code).toBe(1);
     expect(() => readFileSync(marker)).toThrow();
   });
@@ -182,7 +189,7 @@ describe('the action against a sandbox and a fake GitHub', () => {
     git('commit', '-q', '-m', 'base');
     writeFileSync(join(dir, 'hogsync.yaml'), config('proxy_records:\n  - domain: base.example.com\nroles:\n  - name: Engineers\n    feature_flags_access_level: 37\n'));
     git('commit', '-q', '-am', 'pull request');
-    const code = await runAction(env({ INPUT_COMMAND: 'plan', INPUT_PATHS: 'hogsync.yaml', INPUT_ARGS: '--changed-since HEAD^1', GITHUB_WORKSPACE: dir }), log);
+    const code = await runAction(env({ INPUT_COMMAND: 'plan', INPUT_PATHS: 'hogsync.yaml', INPUT_ARGS: '--changed-since HEAD^1', GITHUB_WORKSPACE: dir }), log, echo);
     expect(code, lines.join('\n')).toBe(0);
     expect(outputs()).toContain('exit-code=0\nchanges=1\n');
     const summary = readFileSync(join(dir, 'summary'), 'utf8');
@@ -191,9 +198,9 @@ describe('the action against a sandbox and a fake GitHub', () => {
   });
 
   it('refuses a command outside the contract, and runs drift with its exit code 2', async () => {
-    expect(await runAction(env({ INPUT_COMMAND: 'sandbox' }), log)).toBe(1);
+    expect(await runAction(env({ INPUT_COMMAND: 'sandbox' }), log, echo)).toBe(1);
     expect(lines.join('\n')).toMatch(/::error title=hogsync action::command must be one of validate, plan, apply, drift/);
-    const code = await runAction(env({ INPUT_COMMAND: 'drift', INPUT_ARGS: '--format json' }), log);
+    const code = await runAction(env({ INPUT_COMMAND: 'drift', INPUT_ARGS: '--format json' }), log, echo);
     expect(code).toBe(2);
     expect(outputs()).toContain('exit-code=2\nchanges=1\n');
   });

@@ -16,6 +16,7 @@ import { api, inProcessSandbox, stopAllSandboxes } from './support/sandbox.js';
 import { ORG, config } from './support/workspace.js';
 import { runAction } from '../scripts/github-action.js';
 import { expectNoSecret } from './support/secrets.js';
+import { keptOutput, type KeptOutput } from './support/output.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 
 const CI = join(ROOT, 'examples/ci');
@@ -319,8 +320,11 @@ const KEY = `phx_ci_canary_${randomBytes(16).toString('hex')}`;
 let sandbox: SandboxHandle;
 const scratch: string[] = [];
 
+let printed: KeptOutput;
+
 // A fresh workspace per test: an organization with a project and a role, and a key with every scope.
-beforeEach(async () => {
+beforeEach(async (context) => {
+  printed = keptOutput(context);
   sandbox = await inProcessSandbox({
     seed: {
       organizations: [{ id: ORG, projects: [{ id: 12345, name: 'Web app', timezone: 'UTC' }], roles: [{ name: 'Support', feature_flags_access_level: 21 }] }],
@@ -378,8 +382,10 @@ describe('GitHub recipes, run', () => {
     for (const [k, v] of Object.entries(runStepEnv)) env[k] = v.replace(/\$\{\{\s*inputs\.([\w-]+)\s*\}\}/g, (_m, n: string) => input(n));
     writeFileSync(join(d, 'output.txt'), '');
     const lines: string[] = [];
-    const code = await runAction(env, (l) => { lines.push(l); });
-    outputs.push({ label: `${recipe} ${name}`, text: lines.join('\n') });
+    // What hogsync printed (the job's log) is kept for a failing test's log, and checked for the key.
+    let echoed = '';
+    const code = await runAction(env, (l) => { lines.push(l); }, (_stream, text) => { echoed += text; printed.write(text); });
+    outputs.push({ label: `${recipe} ${name}`, text: `${lines.join('\n')}\n${echoed}` });
     return { code, lines, output: readFileSync(join(d, 'output.txt'), 'utf8') };
   }
 
