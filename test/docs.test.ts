@@ -3,7 +3,7 @@
 // into a pipe, shows the edit it makes before drift finds it, and ends with a next step that works.
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, collectOutput, type CliResult } from './support/cli.js';
 
@@ -36,6 +36,24 @@ describe('README', () => {
     const missing = [...new Set([...links, ...named])].filter((p) => !existsSync(join(ROOT, p)));
     expect(missing).toEqual([]);
   });
+});
+
+describe('examples/', () => {
+  // README says CI runs `fmt --check` over examples/: every configuration and seed file there, at
+  // any depth (the CI recipes of examples/ci/ are workflow files, not hogsync's), found afresh.
+  it('every YAML file is in fmt\'s layout, and .ci/run checks them all, not a fixed list', async () => {
+    const files = (readdirSync(join(ROOT, 'examples'), { recursive: true }) as string[])
+      .map((f) => join('examples', f))
+      .filter((f) => /\.ya?ml$/.test(f) && !f.startsWith(join('examples', 'ci')))
+      .sort();
+    expect(files).toEqual(expect.arrayContaining(['examples/sandbox-seed.yaml', 'examples/people-and-access/sandbox/seed.yaml', 'examples/basic/hogsync.yaml']));
+    const r = await node(['bin/hogsync.js', 'fmt', '--check', ...files]);
+    expect(r.stdout + r.stderr).toBe(`${files.length} files in the canonical layout.\n`);
+    expect(r.code).toBe(0);
+    const ci = readFileSync(join(ROOT, '.ci/run'), 'utf8');
+    expect(ci).toMatch(/find examples -path examples\/ci -prune .*-print/);
+    expect(ci).not.toMatch(/fmt --check examples\//);
+  }, 60_000);
 });
 
 describe('npm run demo', () => {
