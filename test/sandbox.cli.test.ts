@@ -38,7 +38,7 @@ describe('hogsync sandbox (the command)', () => {
     expect(await b.stop('SIGINT')).toBe(0);
   });
 
-  it('starts from a seed file: its projects, and its extra keys with their scopes', async () => {
+  it('starts from a seed file: its projects, event definitions and hog functions, and its extra keys with their scopes', async () => {
     const sb = await spawnSandbox(['--seed', SEED_EXAMPLE]);
     const c = api(sb.baseUrl, sb.apiKey);
     const projects = (await c.get('/api/projects/')).body as { results: { id: number }[] };
@@ -48,6 +48,13 @@ describe('hogsync sandbox (the command)', () => {
     expect((await readOnly.post(`/api/organizations/${DEFAULT_ORG}/roles/`, { name: 'x' })).body).toMatchObject({
       detail: "API key missing required scope 'organization:write'",
     });
+    // The kinds its format comment documents, seeded as written there: event definitions and hog functions.
+    const events = (await c.get('/api/projects/12345/event_definitions/')).body as { results: Array<Record<string, unknown>> };
+    expect(events.results.map((e) => [e.name, e.description, e.tags])).toEqual([['$pageview', null, []], ['signed_up', 'A user finished signing up', ['growth']]]);
+    const functions = (await c.get('/api/projects/12345/hog_functions/?type=destination,transformation')).body as { results: Array<{ id: string; name: string; type: string; enabled: boolean }> };
+    expect(functions.results.map((f) => [f.name, f.type, f.enabled])).toEqual([['GeoIP', 'transformation', true], ['Signups to the CRM', 'destination', true]]);
+    const webhook = (await c.get(`/api/projects/12345/hog_functions/${functions.results[1]!.id}/`)).body as { inputs: unknown; template: unknown };
+    expect(webhook).toMatchObject({ inputs: { url: { value: 'https://hooks.example.com/signups' } }, template: { id: 'template-webhook' } });
   });
 
   it('refuses a non-loopback --host, bad numbers and a busy port with exit 1 and a clear message', async () => {
