@@ -20,7 +20,9 @@ import { keptOutput, type KeptOutput } from './support/output.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 
 const CI = join(ROOT, 'examples/ci');
-const GITHUB = ['github/hogsync-plan.yml', 'github/hogsync-apply.yml', 'github/hogsync-drift.yml'] as const;
+const GITHUB = ['github/hogsync-plan.yml', 'github/hogsync-apply.yml', 'github/hogsync-drift.yml', 'github/hogsync-matrix.yml'] as const;
+/** The recipe for a workspace larger than one key's hour: a matrix of jobs, each with its own key. */
+const MATRIX = 'github/hogsync-matrix.yml';
 const GITLAB = 'gitlab/.gitlab-ci.yml';
 const RECIPES = [...GITHUB, GITLAB] as const;
 type Recipe = (typeof RECIPES)[number];
@@ -70,12 +72,26 @@ function shellScripts(recipe: Recipe): Array<{ where: string; text: string }> {
   return githubSteps(doc).filter((s) => typeof s.step.run === 'string').map((s) => ({ where: `${recipe} ${s.job} › ${s.step.name ?? s.step.run}`, text: s.step.run as string }));
 }
 
-/** The hogsync command lines of a GitHub recipe's action steps (command, paths, args). */
+type MatrixEntry = Record<string, string>;
+
+/** A job's matrix entries (`strategy.matrix.include`); one empty entry for a job without a matrix. */
+function matrixOf(recipe: Recipe, job: string): MatrixEntry[] {
+  const strategy = (load(recipe).doc.jobs as Record<string, Job>)[job]?.strategy as { matrix?: { include?: MatrixEntry[] } } | undefined;
+  return strategy?.matrix?.include ?? [{}];
+}
+
+/** A value with `${{ matrix.X }}` filled in from one matrix entry (as the runner does). */
+const withMatrix = (value: string, entry: MatrixEntry): string => value.replace(/\$\{\{\s*matrix\.(\w+)\s*\}\}/g, (_m, n: string) => entry[n] ?? '');
+
+/** The hogsync command lines of a GitHub recipe's action steps (command, paths, args), one per matrix entry. */
 function actionCommandLines(recipe: Recipe): Array<{ where: string; text: string }> {
   if (recipe === GITLAB) return [];
   return githubSteps(load(recipe).doc)
     .filter((s) => HOGSYNC_ACTION.test(s.step.uses ?? ''))
-    .map((s) => ({ where: `${recipe} ${s.job} › ${s.step.name}`, text: ['hogsync', s.step.with?.command ?? 'plan', s.step.with?.paths ?? '', s.step.with?.args ?? ''].join(' ').replace(/\s+/g, ' ').trim() }));
+    .flatMap((s) => matrixOf(recipe, s.job).map((entry) => ({
+      where: `${recipe} ${s.job}${entry.name ? ` (${entry.name})` : ''} › ${s.step.name}`,
+      text: withMatrix(['hogsync', s.step.with?.command ?? 'plan', s.step.with?.paths ?? '', s.step.with?.args ?? ''].join(' '), entry).replace(/\s+/g, ' ').trim(),
+    })));
 }
 
 interface HogsyncCommand { where: string; line: string; verb: string; args: string[] }
@@ -168,20 +184,55 @@ describe('CI recipes: shape', () => {
     expect(byName['hogsync:plan']?.script.join('\n')).toContain('<!-- hogsync-plan -->');
   });
 
+  it('the matrix: one job per organization or group of projects, each with its own key; nightly --since, weekly full', () => {
+    const { doc } = load(MATRIX);
+    const drift = (doc.jobs as Record<string, Job>).drift as Job;
+    expect(drift.strategy).toMatchObject({ 'fail-fast': false });
+    const entries = matrixOf(MATRIX, 'drift');
+    expect(entries.length).toBeGreaterThanOrEqual(3);
+    for (const e of entries) expect(Object.keys(e).sort()).toEqual(['key', 'name', 'paths', 'targets']);
+    // Every entry its own key (a secret per entry), and its own name (its report's artifact).
+    expect(new Set(entries.map((e) => e.key)).size).toBe(entries.length);
+    expect(new Set(entries.map((e) => e.name)).size).toBe(entries.length);
+    for (const e of entries) expect(e.key).toMatch(/^HOGSYNC_API_KEY_[A-Z0-9_]+$/);
+    // A whole organization without targets; an organization split into groups by --target.
+    const byPaths = new Map<string, MatrixEntry[]>();
+    for (const e of entries) byPaths.set(e.paths as string, [...(byPaths.get(e.paths as string) ?? []), e]);
+    expect([...byPaths.values()].some((g) => g.length === 1 && g[0]!.targets === '')).toBe(true);
+    const split = [...byPaths.values()].find((g) => g.length > 1) ?? [];
+    expect(split.length).toBeGreaterThan(1);
+    for (const e of split) expect(e.targets).toMatch(/^(--target '[^']+' ?)+$/);
+    const crons = ((doc.on as Doc).schedule as Array<{ cron: string }>).map((c) => c.cron);
+    expect(doc.on).toHaveProperty('workflow_dispatch');
+    const steps = githubSteps(doc).filter((x) => x.step.with?.command === 'drift').map((x) => x.step);
+    expect(steps.map((x) => [x.if, x.with?.paths, x.with?.args, x.with?.['api-key']])).toEqual([
+      [`github.event.schedule == '${crons[0]}'`, '${{ matrix.paths }}', '--since 25h ${{ matrix.targets }} --format junit --out drift.xml', '${{ secrets[matrix.key] }}'],
+      [`github.event.schedule != '${crons[0]}'`, '${{ matrix.paths }}', '${{ matrix.targets }} --format junit --out drift.xml', '${{ secrets[matrix.key] }}'],
+    ]);
+    const upload = githubSteps(doc).find((x) => x.step.uses?.startsWith('actions/upload-artifact@'))?.step;
+    expect(upload?.with).toMatchObject({ name: 'hogsync-drift-${{ matrix.name }}', path: 'drift.xml' });
+    // The README's copy of the matrix is this one.
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const shown = /### More than one key's hour[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    expect((parseDocument(shown).toJS() as { matrix?: unknown }).matrix).toEqual({ include: entries });
+  });
+
   it('the key reaches only the hogsync action steps that need it, never an install step or shell text', () => {
     for (const recipe of GITHUB) {
       const { doc } = load(recipe);
       for (const { job, step } of githubSteps(doc)) {
         expect({ recipe, job, step: step.name, run: step.run ?? '' }).not.toMatchObject({ run: expect.stringContaining('${{') });
-        const mentionsKey = JSON.stringify(step).includes('secrets.HOGSYNC_API_KEY');
+        const mentionsKey = /secrets(\.HOGSYNC_API_KEY|\[)/.test(JSON.stringify(step));
         if (HOGSYNC_ACTION.test(step.uses ?? '') && step.with?.command !== 'validate') {
-          expect(step.with, `${recipe} ${step.name}`).toMatchObject({ 'api-key': '${{ secrets.HOGSYNC_API_KEY }}', 'base-url': '${{ vars.HOGSYNC_BASE_URL }}' });
+          // The matrix recipe: each entry's own key, the secret its `key` names.
+          const key = recipe === MATRIX ? '${{ secrets[matrix.key] }}' : '${{ secrets.HOGSYNC_API_KEY }}';
+          expect(step.with, `${recipe} ${step.name}`).toMatchObject({ 'api-key': key, 'base-url': '${{ vars.HOGSYNC_BASE_URL }}' });
         } else {
           // validate is offline (it also runs for forks), and no other step needs the key.
           expect({ recipe, step: step.name, mentionsKey }).toEqual({ recipe, step: step.name, mentionsKey: false });
         }
       }
-      for (const [name, job] of Object.entries(doc.jobs as Record<string, Job>)) expect(JSON.stringify(job.env ?? {}), `${recipe} ${name}`).not.toContain('HOGSYNC_API_KEY');
+      for (const [name, job] of Object.entries(doc.jobs as Record<string, Job>)) expect(JSON.stringify(job.env ?? {}), `${recipe} ${name}`).not.toMatch(/HOGSYNC_API_KEY|secrets/);
     }
     // GitLab: the install command runs with the key and the GitLab token removed from its environment.
     const install = gitlabJobs(load(GITLAB).doc)[0]!.before.find((l) => /npm install/.test(l));
@@ -240,6 +291,7 @@ describe('CI recipes: every hogsync command line is one the CLI knows', () => {
     expect(verbsOf('github/hogsync-plan.yml')).toEqual(['plan', 'validate']);
     expect(verbsOf('github/hogsync-apply.yml')).toEqual(['apply']);
     expect(verbsOf('github/hogsync-drift.yml')).toEqual(['drift']);
+    expect(verbsOf(MATRIX)).toEqual(['drift']);
     expect(verbsOf(GITLAB)).toEqual(['apply', 'drift', 'plan', 'validate']);
     const lines = allCommands().map((c) => [c.verb, ...c.args].join(' '));
     expect(lines).toEqual(expect.arrayContaining([
@@ -251,6 +303,10 @@ describe('CI recipes: every hogsync command line is one the CLI knows', () => {
       'drift config/ --format junit --out drift.xml',
       'drift config/ --since 25h --format junit --out drift.xml',
       'drift config/ --since "$HOGSYNC_DRIFT_SINCE" --format junit --out drift.xml',
+      'drift config/acme/ --since 25h --format junit --out drift.xml',
+      'drift config/acme/ --format junit --out drift.xml',
+      "drift config/globex/ --target 'project:*/2002' --target '*:*/2002/*' --format junit --out drift.xml",
+      "drift config/globex/ --since 25h --target 'project:*/2001' --target '*:*/2001/*' --target 'role:*' --format junit --out drift.xml",
     ]));
   });
 
@@ -373,10 +429,12 @@ describe('GitHub recipes, run', () => {
    * filled in) become the action's inputs, which reach scripts/github-action.js through the env
    * that action.yml maps them to. Not a pull request: the comment is test/action.test.ts's.
    */
-  async function actionStep(recipe: Recipe, name: string, d: string, secrets: Record<string, string> = { HOGSYNC_API_KEY: KEY }) {
+  async function actionStep(recipe: Recipe, name: string, d: string, secrets: Record<string, string> = { HOGSYNC_API_KEY: KEY }, entry: MatrixEntry = {}) {
     const step = githubStep(recipe, name);
     expect(step.uses).toMatch(HOGSYNC_ACTION);
-    const fill = (v: string) => v.replace(/\$\{\{\s*secrets\.(\w+)\s*\}\}/g, (_m, n: string) => secrets[n] ?? '').replace(/\$\{\{\s*vars\.HOGSYNC_BASE_URL\s*\}\}/g, sandbox.baseUrl);
+    // A matrix entry's values and the secret its `key` names, then secrets and variables.
+    const fill = (v: string) => withMatrix(v.replace(/\$\{\{\s*secrets\[matrix\.key\]\s*\}\}/g, () => secrets[entry.key ?? ''] ?? ''), entry)
+      .replace(/\$\{\{\s*secrets\.(\w+)\s*\}\}/g, (_m, n: string) => secrets[n] ?? '').replace(/\$\{\{\s*vars\.HOGSYNC_BASE_URL\s*\}\}/g, sandbox.baseUrl);
     const input = (n: string) => (step.with?.[n] !== undefined ? fill(String(step.with[n])) : actionYml.inputs[n]?.default ?? '');
     const env: Record<string, string> = { PATH: process.env.PATH ?? '', GITHUB_WORKSPACE: d, GITHUB_EVENT_NAME: 'push', GITHUB_OUTPUT: join(d, 'output.txt'), GITHUB_STEP_SUMMARY: join(d, 'summary.md'), RUNNER_TEMP: d };
     for (const [k, v] of Object.entries(runStepEnv)) env[k] = v.replace(/\$\{\{\s*inputs\.([\w-]+)\s*\}\}/g, (_m, n: string) => input(n));
@@ -385,7 +443,7 @@ describe('GitHub recipes, run', () => {
     // What hogsync printed (the job's log) is kept for a failing test's log, and checked for the key.
     let echoed = '';
     const code = await runAction(env, (l) => { lines.push(l); }, (_stream, text) => { echoed += text; printed.write(text); });
-    outputs.push({ label: `${recipe} ${name}`, text: `${lines.join('\n')}\n${echoed}` });
+    outputs.push({ label: `${recipe} ${name}${entry.name ? ` (${entry.name})` : ''}`, text: `${lines.join('\n')}\n${echoed}` });
     return { code, lines, output: readFileSync(join(d, 'output.txt'), 'utf8') };
   }
 
@@ -432,6 +490,65 @@ describe('GitHub recipes, run', () => {
     expect((await shellStep('github/hogsync-drift.yml', 'Explain the exit code', d, { CODE: '1' })).stdout).toContain('::error title=hogsync drift failed (exit 1)::not a drift result');
     expect(existsSync(join(d, 'drift.xml'))).toBe(false);
     expectNoSecret(outputs, KEY);
+  });
+
+  it('the matrix: each organization, or group of projects, drifts with its own key; the groups cover every item once', async () => {
+    const GLOBEX = '0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e10';
+    const entries = matrixOf(MATRIX, 'drift');
+    const orgOf = (e: MatrixEntry) => (e.paths === 'config/acme/' ? ORG : GLOBEX);
+    // One secret per entry, each a key that reaches only its entry's organization.
+    const secrets = Object.fromEntries(entries.map((e) => [e.key as string, `phx_matrix_${randomBytes(12).toString('hex')}`]));
+    const flag = (key: string) => ({ key, name: key, active: true, filters: { groups: [{ properties: [], rollout_percentage: 10 }] } });
+    await stopAllSandboxes();
+    sandbox = await inProcessSandbox({
+      seed: {
+        organizations: [
+          { id: ORG, projects: [{ id: 12345, name: 'Web app', timezone: 'UTC' }] },
+          {
+            id: GLOBEX, name: 'Globex', roles: [{ name: 'Support', feature_flags_access_level: 21 }],
+            projects: [{ id: 2001, name: 'Globex web', timezone: 'UTC', feature_flags: [flag('checkout')] }, { id: 2002, name: 'Globex mobile', timezone: 'UTC', feature_flags: [flag('dark-mode')] }],
+          },
+        ],
+        keys: [{ key: KEY, scopes: ['*'] }, ...entries.map((e) => ({ key: secrets[e.key as string] as string, scopes: ['*'], organizations: [orgOf(e)] }))],
+      },
+    });
+    const d = mkdtempSync(join(tmpdir(), 'hogsync-ci-'));
+    scratch.push(d);
+    mkdirSync(join(d, 'config/acme'), { recursive: true });
+    mkdirSync(join(d, 'config/globex'));
+    writeFileSync(join(d, 'config/acme/workspace.yaml'), config('projects:\n  - id: 12345\n    timezone: UTC\n'));
+    writeFileSync(join(d, 'config/globex/organization.yaml'), `organization: ${GLOBEX}\nroles:\n  - name: Support\n    feature_flags_access_level: 21\n`);
+    const flagYaml = (key: string) => `      - key: ${key}\n        name: ${key}\n        active: true\n        filters: { groups: [ { properties: [], rollout_percentage: 10 } ] }\n`;
+    writeFileSync(join(d, 'config/globex/projects.yaml'), `organization: ${GLOBEX}\nprojects:\n  - id: 2001\n    timezone: UTC\n    feature_flags:\n${flagYaml('checkout')}  - id: 2002\n    timezone: UTC\n    feature_flags:\n${flagYaml('dark-mode')}`);
+    const cases = () => [...readFileSync(join(d, 'drift.xml'), 'utf8').matchAll(/<testcase [^>]*name="([^"]+)"/g)].map((m) => m[1] as string).sort();
+    const run = async (step: string, e: MatrixEntry) => {
+      const r = await actionStep(MATRIX, step, d, secrets, e);
+      expect({ entry: e.name, lines: r.lines.filter((l) => l.startsWith('::')) }).toEqual({ entry: e.name, lines: [] });
+      return { code: r.code, cases: cases() };
+    };
+
+    // Weekly: every entry's full drift, clean; the groups of one organization read its items once between them.
+    const full = new Map<string, string[]>();
+    for (const e of entries) {
+      const r = await run('Full drift report', e);
+      expect({ entry: e.name, code: r.code }).toEqual({ entry: e.name, code: 0 });
+      full.set(e.name as string, r.cases);
+    }
+    const whole = await runCli(['drift', join(d, 'config/globex/'), '--format', 'junit', '--out', join(d, 'drift.xml')], { env: { HOGSYNC_API_KEY: KEY, HOGSYNC_BASE_URL: sandbox.baseUrl } });
+    expect(whole.code, whole.stderr).toBe(0);
+    const globex = entries.filter((e) => orgOf(e) === GLOBEX).flatMap((e) => full.get(e.name as string) ?? []);
+    expect(globex.length).toBe(new Set(globex).size);
+    expect(globex.sort()).toEqual(cases());
+    expect(cases()).toEqual(expect.arrayContaining([`project:${GLOBEX}/2002`, `feature_flag:${GLOBEX}/2001/checkout`, `role:${GLOBEX}/Support`]));
+
+    // A change in one group's project: only that group's job finds it, nightly and weekly.
+    await api(sandbox.baseUrl, KEY).patch(`/api/organizations/${GLOBEX}/projects/2002/`, { timezone: 'Asia/Tokyo' });
+    for (const step of ['Drift since the night before', 'Full drift report']) {
+      const codes: Record<string, number> = {};
+      for (const e of entries) codes[e.name as string] = (await run(step, e)).code;
+      expect({ step, codes }).toEqual({ step, codes: Object.fromEntries(entries.map((e) => [e.name, e.targets?.includes("'project:*/2002'") ? 2 : 0])) });
+    }
+    expectNoSecret(outputs, [KEY, ...Object.values(secrets)]);
   });
 
   it('a plan gone stale after review is refused by the Apply step (exit 1), and a failed plan says so in its outputs', async () => {
