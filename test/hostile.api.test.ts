@@ -106,6 +106,19 @@ describe('hostile API answers', () => {
     expect(writes).toEqual([]);
   });
 
+  it('an organization slug that two organizations answer is refused, naming both', async () => {
+    const other = '0190d1c4-0000-7000-8000-000000000002';
+    overrides = { '/api/organizations/': json({ count: 2, next: null, previous: null, results: [{ id: ORG, slug: 'acme' }, { id: other, slug: 'acme' }] }) };
+    writes.length = 0;
+    const file = ws.write('slug.yaml', 'organization: acme\nroles:\n  - name: Engineers\n');
+    const before = asked.length;
+    const r = await ws.cli(['plan', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`error: ${file}:1:15: organization "acme": the API lists 2 organizations with that slug (${ORG} and ${other}); slugs are unique, so hogsync will not guess: write the organization's UUID\n`);
+    // Nothing of either organization is read.
+    expect(asked.slice(before).filter((a) => !a.startsWith('/api/organizations/?'))).toEqual([]);
+  });
+
   it('unexpected extra fields are tolerated (a positive control for the cases above)', async () => {
     overrides = { [ROLES]: json({ count: 1, next: null, previous: null, surprise: { a: 1 }, results: [{ id: 'r1', name: 'Engineers', feature_flags_access_level: 37, new_field: [1, 2] }] }) };
     const r = await ws.cli(['plan', ws.write('h.yaml', FILE), '--format', 'json'], { HOGSYNC_BASE_URL: base });
