@@ -192,6 +192,10 @@ export const access: ResourceKind = {
   liveId: (r) => r.id as string,
   isGone: () => false,
   prepareCreate,
+  requires: (key) => {
+    const subject = subjectOf(key);
+    return subject && subject.type !== 'default' ? { kind: subject.type, key: subject.name } : undefined;
+  },
   check,
   createCall: (s, key, values) => {
     const subject = subjectOf(key) as Subject;
