@@ -119,6 +119,21 @@ describe('hostile API answers', () => {
     expect(asked.slice(before).filter((a) => !a.startsWith('/api/organizations/?'))).toEqual([]);
   });
 
+  it('drift --since whose logs answer an HTML page and garbage is a full drift with one warning', async () => {
+    overrides = {
+      [`/api/organizations/${ORG}/advanced_activity_logs/`]: raw('<html><body>Sign in</body></html>', 'text/html'),
+      '/api/projects/12345/activity_log/': json({ results: 'garbage', next: 7 }),
+    };
+    const r = await ws.cli(['drift', ws.write('h.yaml', FILE), '--since', '25h', '--format', 'json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(2);
+    const report = JSON.parse(r.stdout) as { since?: string; warnings: string[]; changes: Array<{ address: string }> };
+    expect(report.since).toBeUndefined();
+    expect(report.changes.map((c) => c.address)).toContain(`project:${ORG}/12345`);
+    expect(report.warnings, report.warnings.join('\n')).toHaveLength(1);
+    expect(report.warnings[0]).toMatch(/^drift --since .*: neither the organization-wide activity log of \S+ \(200: .*non-JSON body \(text\/html\).*\) nor its projects' logs \(200, but the answer is not a page of activity entries .*\) could be read, so this report is a full drift/);
+  });
+
   it('unexpected extra fields are tolerated (a positive control for the cases above)', async () => {
     overrides = { [ROLES]: json({ count: 1, next: null, previous: null, surprise: { a: 1 }, results: [{ id: 'r1', name: 'Engineers', feature_flags_access_level: 37, new_field: [1, 2] }] }) };
     const r = await ws.cli(['plan', ws.write('h.yaml', FILE), '--format', 'json'], { HOGSYNC_BASE_URL: base });
