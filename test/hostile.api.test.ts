@@ -134,6 +134,25 @@ describe('hostile API answers', () => {
     expect(report.warnings[0]).toMatch(/^drift --since .*: neither the organization-wide activity log of \S+ \(200: .*non-JSON body \(text\/html\).*\) nor its projects' logs \(200, but the answer is not a page of activity entries .*\) could be read, so this report is a full drift/);
   });
 
+  it('a create answered without an id fails naming the request, and what stands on it is skipped, saying why', async () => {
+    const PROJECTS = `/api/organizations/${ORG}/projects/`;
+    overrides = {
+      [PROJECTS]: (req, res) => (req.method === 'POST' ? json({ name: 'Mobile', organization: ORG }, 201)(req, res) : sane[PROJECTS]!(req, res)),
+      [`/api/organizations/${ORG}/`]: json({ id: ORG, slug: 'acme', available_product_features: [{ key: 'organizations_projects' }] }),
+    };
+    writes.length = 0;
+    const file = ws.write('noid.yaml', config('projects:\n  - name: Mobile\n    feature_flags:\n      - key: checkout\n'));
+    const r = await ws.cli(['apply', file, '--auto-approve', '--format', 'json']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).not.toContain('undefined');
+    const report = JSON.parse(r.stdout) as { changes: Array<{ address: string; status: string; error?: string }> };
+    expect(report.changes.map((c) => [c.address, c.status, c.error])).toEqual([
+      [`project:${ORG}/Mobile`, 'failed', `POST ${PROJECTS} → 201: the API answered the create without the project's id, so nothing can refer to it; it may exist now: plan again to see`],
+      [`feature_flag:${ORG}/Mobile/checkout`, 'skipped', 'not started: its project Mobile was created without an id in the answer'],
+    ]);
+    expect(writes).toEqual([`POST ${PROJECTS}`]);
+  });
+
   it('unexpected extra fields are tolerated (a positive control for the cases above)', async () => {
     overrides = { [ROLES]: json({ count: 1, next: null, previous: null, surprise: { a: 1 }, results: [{ id: 'r1', name: 'Engineers', feature_flags_access_level: 37, new_field: [1, 2] }] }) };
     const r = await ws.cli(['plan', ws.write('h.yaml', FILE), '--format', 'json'], { HOGSYNC_BASE_URL: base });

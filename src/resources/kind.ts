@@ -433,6 +433,12 @@ export interface ResourceKind {
    * lists) is a contradiction in the files: a plan error at the item's line, before anything is sent.
    */
   requires?(key: string): { kind: KindName; key: string } | undefined;
+  /**
+   * Optional: a create writes the item in place, addressed by what it is (an access rule's PUT,
+   * keyed by its subject), so its answer need not carry an id. Otherwise a create answered
+   * without the item's id failed: nothing can refer to the item.
+   */
+  createdInPlace?: true;
   /** Managed fields (everything writable but the identity), usually from the JSON Schema. */
   readonly fields: Readonly<Record<string, FieldSpec>>;
   /**

@@ -197,6 +197,7 @@ export const access: ResourceKind = {
     return subject && subject.type !== 'default' ? { kind: subject.type, key: subject.name } : undefined;
   },
   check,
+  createdInPlace: true,
   createCall: (s, key, values) => {
     const subject = subjectOf(key) as Subject;
     const call = put(s, ruleId(subject.resource, undefined, undefined), values.level);
