@@ -245,6 +245,28 @@ describe('untrusted live names', () => {
   });
 });
 
+describe('a live member whose email holds escapes, NUL, BEL and bidirectional controls', () => {
+  let ws: Workspace;
+  beforeAll(() => { ws = workspace({ baseUrl: base, apiKey: 'phx_hostile_test_key_0123456789' }); });
+  afterAll(() => ws.remove());
+
+  it('is shown escaped in every format, and JSON keeps its value', async () => {
+    const email = 'eve\u001b[2J\u0000\u0007\u007f\u009b\u202a\u202e\u2066\u2069\u200e\u200f@evil.example';
+    overrides = { [`/api/organizations/${ORG}/members/`]: json({ count: 2, next: null, previous: null, results: [
+      { id: 'm1', user: { uuid: 'u1', email: 'alice@example.com' }, level: 1 }, { id: 'm2', user: { uuid: 'u2', email }, level: 1 },
+    ] }) };
+    const file = ws.write('people.yaml', config('members:\n  - email: alice@example.com\n'));
+    const raw = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+    for (const [verb, format] of [['plan', 'json'], ['plan', 'text'], ['plan', 'markdown'], ['drift', 'junit'], ['drift', 'json']] as const) {
+      const r = await ws.cli([verb, file, '--format', format, '--fail-on-unmanaged'].filter((a) => verb === 'drift' || a !== '--fail-on-unmanaged'));
+      expect(r.stderr, `${verb} ${format}`).toBe('');
+      expect(r.stdout, `${verb} ${format}`).not.toMatch(raw);
+      expect(r.stdout, `${verb} ${format}`).toMatch(/eve\\u001b\[2J\\u0000\\u0007\\u007f\\u009b\\u202a\\u202e\\u2066\\u2069\\u200e\\u200f@evil\.example/);
+      if (format === 'json') expect((JSON.parse(r.stdout) as { unmanaged: Array<{ address: string }> }).unmanaged.map((u) => u.address)).toContain(`member:${ORG}/${email}`);
+    }
+  });
+});
+
 describe('lists that shift between their pages', () => {
   let ws: Workspace;
   beforeAll(() => { ws = workspace({ baseUrl: base, apiKey: 'phx_hostile_test_key_0123456789' }); });
