@@ -112,6 +112,10 @@ describe('plan --changed-since', () => {
     const p = await plan();
     expect(p.targets.changed_since.derived).toEqual([{ address: `feature_flag:${ORG}/2001/*`, reason: 'pruned_scope' }]);
     expect(p.changes.map((c) => `${c.action} ${c.address}`)).toEqual([`update feature_flag:${ORG}/2001/pricing-page-v2`]);
+    // A --target written with the organization as the files write it matches as its UUID.
+    const targeted = await ws.cli(['plan', config, '--target', 'feature_flag:@current/2001/*', '--format', 'json']);
+    expect(targeted.stderr).toBe('');
+    expect((JSON.parse(targeted.stdout) as PlanJson).changes.map((c) => c.address)).toEqual([`feature_flag:${ORG}/2001/pricing-page-v2`]);
     git('commit', '-q', '-am', 'by @current');
     edit('projects.yaml', '    anonymize_ips: true', '    anonymize_ips: false');
     const drift = await ws.cli(['drift', config, '--changed-since', 'HEAD', '--format', 'json']);
