@@ -65,6 +65,9 @@ describe('--changed-since targets that match nothing', () => {
       '--changed-since main: feature_flag:shop/2001/* (pruned_scope) matches no declared or live item, so nothing of it is planned, although the files changed it',
       `--changed-since main: feature_flag:${ORG}/2001/y (changed) matches no declared or live item, so nothing of it is planned, although the files changed it`,
     ]);
+    // Beside --target, what the addresses leave out is not said to match nothing.
+    const beside = { ...plan, targets: { ...plan.targets, addresses: ['role:*'] } } as Plan;
+    expect(unmatchedDerived(beside)).toEqual([]);
   });
 });
 

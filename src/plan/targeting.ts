@@ -211,8 +211,11 @@ export function unmatchedDerived(plan: Plan): string[] {
     const set = targetSet([derivedTarget(address)]);
     return (byHead.get(head(address)) ?? []).some((item) => set.matches(item));
   };
+  // Beside `--target`, a derived target outside those addresses is left out, not unmatched.
+  const given = plan.targets?.addresses.length ? parseTargets(plan.targets.addresses) : undefined;
+  const within = (address: string) => !given || given.couldMatchUnder(address.endsWith('*') ? address.slice(0, -1) : address);
   return changed.derived
-    .filter((d) => d.reason !== 'removed' && !matched(d.address))
+    .filter((d) => d.reason !== 'removed' && within(d.address) && !matched(d.address))
     .map((d) => `--changed-since ${changed.revision}: ${d.address} (${d.reason}) matches no declared or live item, so nothing of it is planned, although the files changed it`);
 }
 
