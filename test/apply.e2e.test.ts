@@ -195,7 +195,7 @@ describe('apply', () => {
     const before = await snapshot();
     const r = await ws.cli(['apply', file, '--auto-approve']);
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain(`refused: deleting 4 of 10 role items in organization ${ORG} (40%) exceeds --max-delete-percent 30; to allow it, pass --max-delete-percent 40`);
+    expect(r.stderr).toContain(`refused: deleting 4 of the 10 live role items in organization ${ORG} (40%) exceeds --max-delete-percent 30; to allow it, pass --max-delete-percent 40`);
     expect(await snapshot()).toEqual(before);
     const ok = await ws.cli(['apply', file, '--auto-approve', '--max-delete-percent', '40']);
     expect(ok.code).toBe(0);

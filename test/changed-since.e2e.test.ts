@@ -103,6 +103,26 @@ describe('plan --changed-since', () => {
     expect(sandbox.stats.requests).toBe(0);
   });
 
+  it('resolves an organization written as its slug or @current before deriving targets (plan and drift)', async () => {
+    // main writes the organization as its slug; the pull request as @current: both are the same UUID.
+    for (const f of ['projects.yaml', 'flags.yaml']) edit(f, `organization: ${ORG}`, 'organization: shop');
+    git('commit', '-q', '-am', 'by slug');
+    for (const f of ['projects.yaml', 'flags.yaml']) edit(f, 'organization: shop', "organization: '@current'");
+    edit('flags.yaml', 'overrides:\n      dev: { active: true }', 'overrides:\n      dev: { active: false }');
+    const p = await plan();
+    expect(p.targets.changed_since.derived).toEqual([{ address: `feature_flag:${ORG}/2001/*`, reason: 'pruned_scope' }]);
+    expect(p.changes.map((c) => `${c.action} ${c.address}`)).toEqual([`update feature_flag:${ORG}/2001/pricing-page-v2`]);
+    // A --target written with the organization as the files write it matches as its UUID.
+    const targeted = await ws.cli(['plan', config, '--target', 'feature_flag:@current/2001/*', '--format', 'json']);
+    expect(targeted.stderr).toBe('');
+    expect((JSON.parse(targeted.stdout) as PlanJson).changes.map((c) => c.address)).toEqual([`feature_flag:${ORG}/2001/pricing-page-v2`]);
+    git('commit', '-q', '-am', 'by @current');
+    edit('projects.yaml', '    anonymize_ips: true', '    anonymize_ips: false');
+    const drift = await ws.cli(['drift', config, '--changed-since', 'HEAD', '--format', 'json']);
+    expect(drift.code).toBe(2);
+    expect(JSON.parse(drift.stdout).changes.map((c: { address: string }) => c.address).sort()).toEqual([`project:${ORG}/2001`, `project:${ORG}/2002`, `project:${ORG}/2003`]);
+  });
+
   it('works for drift too, and refuses a revision that looks like an option', async () => {
     edit('projects.yaml', '    anonymize_ips: true', '    anonymize_ips: false');
     const drift = await ws.cli(['drift', config, '--changed-since', 'main', '--format', 'json']);

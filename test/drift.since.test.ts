@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { sinceOption } from '../src/cli/options.js';
 import type { DesiredItem, DesiredState } from '../src/config/model.js';
 import { HogsyncError } from '../src/errors.js';
+import { RateLimitStop } from '../src/http/client.js';
 import { liveStateOf } from '../src/plan/live.js';
 import { SINCE_MARGIN_MS, sinceTargets, type ChangeFeed } from '../src/plan/since.js';
 import { featureFlag } from '../src/resources/feature_flag/kind.js';
@@ -141,6 +142,23 @@ describe('the change feed', () => {
       kind: 'unreadable', reads: 2,
       why: `neither the organization-wide activity log of ${ORG} (402, the organization's plan does not include the audit log: This feature is part of the premium PostHog offering.) nor its projects' logs (403: API key missing required scope 'activity_log:read') could be read`,
     });
+  });
+
+  it('takes any failure of a log as unreadable: an answer of another shape, an entry without a scope, an error of the client (a 500)', async () => {
+    const p = port((c) => (c.path.includes('advanced_activity_logs') ? { status: 200, body: { results: [entry('a', 'FeatureFlag', '5', '2026-11-24T09:00:00Z'), 'junk'], next: null } } : { status: 200, body: null }));
+    expect(await readChangeFeed(p, desired(2), KINDS, START, 4)).toEqual({
+      kind: 'unreadable', reads: 2,
+      why: `neither the organization-wide activity log of ${ORG} (200, but entry 2 of the answer is not an activity entry (no scope)) nor its projects' logs (200, but the answer is not a page of activity entries ({"results": [...], "next": ...})) could be read`,
+    });
+    const failing = {
+      async request(_method: 'GET', path: string): Promise<never> {
+        throw new HogsyncError('api', 'Internal Server Error', { request: { method: 'GET', path, status: 500 } });
+      },
+    };
+    expect(await readChangeFeed(failing, desired(2), KINDS, START, 4)).toMatchObject({ kind: 'unreadable', why: `neither the organization-wide activity log of ${ORG} (500: Internal Server Error) nor its projects' logs (500: Internal Server Error) could be read` });
+    // A stop of the run is no reason to read otherwise: it ends the drift.
+    const stopped = { async request(): Promise<never> { throw new RateLimitStop('the rate limit is spent', 0, { method: 'GET', path: '/' }); } };
+    await expect(readChangeFeed(stopped, desired(2), KINDS, START, 4)).rejects.toThrow('the rate limit is spent');
   });
 
   it('reads nothing when the files declare only kinds the logs do not record', async () => {

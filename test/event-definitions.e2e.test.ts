@@ -3,6 +3,7 @@
 // list; undeclared definitions are neither listed nor pruned; a declared name no event has used
 // yet is a plan error; `ensure: absent` is refused by validate; without the organization's
 // data-management feature the fields are warned about, not drifted on.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { SandboxHandle } from '../src/sandbox/server.js';
@@ -55,10 +56,37 @@ describe('event definitions', () => {
     expect(plan.unmanaged).toEqual([]);
     // The project's GET, and one search for the one name (which also finds signed_up_twice: matched exactly).
     expect(sandbox.stats.byRoute['GET /api/projects/:project/event_definitions/']).toBe(1);
-    expect((await ws.cli(['apply', f, '--auto-approve'])).code).toBe(0);
+    // Verified by searching the name again (as plan reads it): found, nothing to warn about.
+    sandbox.stats.byRoute = {};
+    const applied = await ws.cli(['apply', f, '--auto-approve', '--format', 'json']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect((JSON.parse(applied.stdout) as { warnings: string[] }).warnings).toEqual([]);
+    expect(sandbox.stats.byRoute['GET /api/projects/:project/event_definitions/']).toBe(2);
     const again = await ws.cli(['plan', f, '--detailed-exitcode']);
     expect(again.stdout).toContain('No changes');
     expect(again.code).toBe(0);
+  });
+
+  it('an update the API answers but does not keep is found by the re-read', async () => {
+    await start();
+    // The sandbox answers every PATCH of a definition with what was sent, and keeps nothing.
+    const handlers = sandbox.server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+    sandbox.server.removeAllListeners('request');
+    sandbox.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      const dropped = req.method === 'PATCH' && /^\/api\/projects\/12345\/event_definitions\/([^/]+)\/$/.exec(req.url ?? '');
+      if (!dropped) return handlers.forEach((h) => h(req, res));
+      let text = '';
+      req.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ id: decodeURIComponent(dropped[1] as string), name: 'signed_up', ...JSON.parse(text) as object }));
+      });
+    });
+    const r = await ws.cli(['apply', file('      - name: signed_up\n        description: Lost\n'), '--auto-approve', '--format', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { warnings: string[] }).warnings).toEqual([
+      `event_definition:${ORG}/12345/signed_up: the API did not take description (re-read, it holds another value; unless someone else changed it meanwhile)`,
+    ]);
   });
 
   it('refuse a name no event has used, at its line, and ensure: absent in validate', async () => {

@@ -106,6 +106,53 @@ describe('hostile API answers', () => {
     expect(writes).toEqual([]);
   });
 
+  it('an organization slug that two organizations answer is refused, naming both', async () => {
+    const other = '0190d1c4-0000-7000-8000-000000000002';
+    overrides = { '/api/organizations/': json({ count: 2, next: null, previous: null, results: [{ id: ORG, slug: 'acme' }, { id: other, slug: 'acme' }] }) };
+    writes.length = 0;
+    const file = ws.write('slug.yaml', 'organization: acme\nroles:\n  - name: Engineers\n');
+    const before = asked.length;
+    const r = await ws.cli(['plan', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`error: ${file}:1:15: organization "acme": the API lists 2 organizations with that slug (${ORG} and ${other}); slugs are unique, so hogsync will not guess: write the organization's UUID\n`);
+    // Nothing of either organization is read.
+    expect(asked.slice(before).filter((a) => !a.startsWith('/api/organizations/?'))).toEqual([]);
+  });
+
+  it('drift --since whose logs answer an HTML page and garbage is a full drift with one warning', async () => {
+    overrides = {
+      [`/api/organizations/${ORG}/advanced_activity_logs/`]: raw('<html><body>Sign in</body></html>', 'text/html'),
+      '/api/projects/12345/activity_log/': json({ results: 'garbage', next: 7 }),
+    };
+    const r = await ws.cli(['drift', ws.write('h.yaml', FILE), '--since', '25h', '--format', 'json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(2);
+    const report = JSON.parse(r.stdout) as { since?: string; warnings: string[]; changes: Array<{ address: string }> };
+    expect(report.since).toBeUndefined();
+    expect(report.changes.map((c) => c.address)).toContain(`project:${ORG}/12345`);
+    expect(report.warnings, report.warnings.join('\n')).toHaveLength(1);
+    expect(report.warnings[0]).toMatch(/^drift --since .*: neither the organization-wide activity log of \S+ \(200: .*non-JSON body \(text\/html\).*\) nor its projects' logs \(200, but the answer is not a page of activity entries .*\) could be read, so this report is a full drift/);
+  });
+
+  it('a create answered without an id fails naming the request, and what stands on it is skipped, saying why', async () => {
+    const PROJECTS = `/api/organizations/${ORG}/projects/`;
+    overrides = {
+      [PROJECTS]: (req, res) => (req.method === 'POST' ? json({ name: 'Mobile', organization: ORG }, 201)(req, res) : sane[PROJECTS]!(req, res)),
+      [`/api/organizations/${ORG}/`]: json({ id: ORG, slug: 'acme', available_product_features: [{ key: 'organizations_projects' }] }),
+    };
+    writes.length = 0;
+    const file = ws.write('noid.yaml', config('projects:\n  - name: Mobile\n    feature_flags:\n      - key: checkout\n'));
+    const r = await ws.cli(['apply', file, '--auto-approve', '--format', 'json']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).not.toContain('undefined');
+    const report = JSON.parse(r.stdout) as { changes: Array<{ address: string; status: string; error?: string }> };
+    expect(report.changes.map((c) => [c.address, c.status, c.error])).toEqual([
+      [`project:${ORG}/Mobile`, 'failed', `POST ${PROJECTS} → 201: the API answered the create without the project's id, so nothing can refer to it; it may exist now: plan again to see`],
+      [`feature_flag:${ORG}/Mobile/checkout`, 'skipped', 'not started: its project Mobile was created without an id in the answer'],
+    ]);
+    expect(writes).toEqual([`POST ${PROJECTS}`]);
+  });
+
   it('unexpected extra fields are tolerated (a positive control for the cases above)', async () => {
     overrides = { [ROLES]: json({ count: 1, next: null, previous: null, surprise: { a: 1 }, results: [{ id: 'r1', name: 'Engineers', feature_flags_access_level: 37, new_field: [1, 2] }] }) };
     const r = await ws.cli(['plan', ws.write('h.yaml', FILE), '--format', 'json'], { HOGSYNC_BASE_URL: base });
@@ -195,6 +242,28 @@ describe('untrusted live names', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('Ops\\u001b[2J\\u202eevil');
     expect(r.stderr).not.toMatch(/[\u001b\u202e]/);
+  });
+});
+
+describe('a live member whose email holds escapes, NUL, BEL and bidirectional controls', () => {
+  let ws: Workspace;
+  beforeAll(() => { ws = workspace({ baseUrl: base, apiKey: 'phx_hostile_test_key_0123456789' }); });
+  afterAll(() => ws.remove());
+
+  it('is shown escaped in every format, and JSON keeps its value', async () => {
+    const email = 'eve\u001b[2J\u0000\u0007\u007f\u009b\u202a\u202e\u2066\u2069\u200e\u200f@evil.example';
+    overrides = { [`/api/organizations/${ORG}/members/`]: json({ count: 2, next: null, previous: null, results: [
+      { id: 'm1', user: { uuid: 'u1', email: 'alice@example.com' }, level: 1 }, { id: 'm2', user: { uuid: 'u2', email }, level: 1 },
+    ] }) };
+    const file = ws.write('people.yaml', config('members:\n  - email: alice@example.com\n'));
+    const raw = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+    for (const [verb, format] of [['plan', 'json'], ['plan', 'text'], ['plan', 'markdown'], ['drift', 'junit'], ['drift', 'json']] as const) {
+      const r = await ws.cli([verb, file, '--format', format, '--fail-on-unmanaged'].filter((a) => verb === 'drift' || a !== '--fail-on-unmanaged'));
+      expect(r.stderr, `${verb} ${format}`).toBe('');
+      expect(r.stdout, `${verb} ${format}`).not.toMatch(raw);
+      expect(r.stdout, `${verb} ${format}`).toMatch(/eve\\u001b\[2J\\u0000\\u0007\\u007f\\u009b\\u202a\\u202e\\u2066\\u2069\\u200e\\u200f@evil\.example/);
+      if (format === 'json') expect((JSON.parse(r.stdout) as { unmanaged: Array<{ address: string }> }).unmanaged.map((u) => u.address)).toContain(`member:${ORG}/${email}`);
+    }
   });
 });
 

@@ -208,6 +208,16 @@ describe('members, role members and project access', () => {
     const r = await ws.cli(['plan', stranger]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`${stranger}:4:34: zed@example.com is not a member of the organization and no file declares it under members: add it under members (the plan invites it), or correct the email`);
+    // prune.members would remove Carol and Bob, whom a role and a grant of the files still name: the files contradict themselves.
+    const contradicts = ws.write('contradicts.yaml', config('members:\n  - email: alice@example.com\nroles:\n  - name: Support\n    members: [carol@example.com]\n'
+      + 'projects:\n  - id: 111\n    access:\n      members: { bob@example.com: admin }\nprune: { members: true }\n'));
+    const before = state();
+    const c = await ws.cli(['apply', contradicts, '--auto-approve']);
+    expect(c.code).toBe(1);
+    expect(c.stderr).toBe(`error: ${contradicts}:6:15: role membership "Support/carol@example.com" needs member carol@example.com, which this plan deletes `
+      + `(member:${ORG}/carol@example.com, by ${contradicts}:11:10): the files contradict themselves; declare carol@example.com under members, or remove this entry (and 1 more)\n`);
+    expect(sent.filter((r) => r.method !== 'GET')).toEqual([]);
+    expect(state().members).toEqual(before.members);
     const ghost = ws.write('ghost.yaml', config('projects:\n  - id: 111\n    access:\n      roles: { Ghosts: admin }\n'));
     const g = await ws.cli(['plan', ghost]);
     expect(g.code).toBe(1);

@@ -25,9 +25,18 @@ describe('delete share rule', () => {
     const refused = safetyViolations(result(8, 25), { allowDelete: [], maxDeletePercent: 28 });
     expect(refused).toEqual([{
       rule: 'delete_share',
-      message: 'deleting 8 of 25 role items in organization org (32%) exceeds --max-delete-percent 28',
+      message: 'deleting 8 of the 25 live role items in organization org (32%) exceeds --max-delete-percent 28',
       allowWith: '--max-delete-percent 32',
     }]);
+  });
+
+  it('says what it counted: a kind that lives in projects, in the projects the files declare (all a plan reads of it)', () => {
+    const [flags] = safetyViolations(result(10, 12, 'feature_flag'), { allowDelete: [], maxDeletePercent: 30 });
+    expect(flags?.message).toBe('deleting 10 of the 12 live feature_flag items in the projects of organization org that the files declare (83%) exceeds --max-delete-percent 30');
+    const [access] = safetyViolations(result(5, 10, 'access'), { allowDelete: [], maxDeletePercent: 30 });
+    expect(access?.message).toMatch(/^deleting 5 of the 10 live access items in the projects of organization org that the files declare/);
+    const [memberships] = safetyViolations(result(5, 10, 'role_membership'), { allowDelete: [], maxDeletePercent: 30 });
+    expect(memberships?.message).toMatch(/^deleting 5 of the 10 live role_membership items in organization org \(50%\)/);
   });
 
   it('does not apply below 10 live items of the kind', () => {

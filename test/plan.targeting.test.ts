@@ -1,7 +1,8 @@
 // --target addresses: globs over KIND:ORG/KEY, keys compared as their kind compares them, and
 // whether a collection's scope could hold a targeted item (so untargeted scopes are not read).
 import { describe, expect, it } from 'vitest';
-import { parseTargets } from '../src/plan/targeting.js';
+import { parseTargets, unmatchedDerived } from '../src/plan/targeting.js';
+import type { Plan } from '../src/plan/types.js';
 import { eventDefinition } from '../src/resources/event_definition/kind.js';
 import { restrictReads } from '../src/state/targeted-reads.js';
 
@@ -48,6 +49,25 @@ describe('--target with project aliases', () => {
     const aliases = new Map([['prod', '2003']]);
     expect(resolveAliases(['feature_flag:*/prod/*', 'project:*/PROD', 'role:*/prod', 'feature_flag:*/2001/prod'], aliases))
       .toEqual(['feature_flag:*/2003/*', 'project:*/2003', 'role:*/prod', 'feature_flag:*/2001/prod']);
+  });
+});
+
+describe('--changed-since targets that match nothing', () => {
+  it('are said, except a removed declaration whose item is gone', () => {
+    const plan = {
+      managed: [{ address: `feature_flag:${ORG}/2001/x`, digest: '' }], unmanaged: [{ address: `role:${ORG}/Old`, kind: 'role', organization: ORG, key: 'Old' }],
+      targets: { addresses: [], left_out: 0, changed_since: { revision: 'main', commit: 'c', derived: [
+        { address: 'feature_flag:shop/2001/*', reason: 'pruned_scope' }, { address: `feature_flag:${ORG}/2001/*`, reason: 'pruned_scope' },
+        { address: `feature_flag:${ORG}/2001/y`, reason: 'changed' }, { address: `role:${ORG}/old`, reason: 'added' }, { address: `role:${ORG}/Gone`, reason: 'removed' },
+      ] } },
+    } as unknown as Plan;
+    expect(unmatchedDerived(plan)).toEqual([
+      '--changed-since main: feature_flag:shop/2001/* (pruned_scope) matches no declared or live item, so nothing of it is planned, although the files changed it',
+      `--changed-since main: feature_flag:${ORG}/2001/y (changed) matches no declared or live item, so nothing of it is planned, although the files changed it`,
+    ]);
+    // Beside --target, what the addresses leave out is not said to match nothing.
+    const beside = { ...plan, targets: { ...plan.targets, addresses: ['role:*'] } } as Plan;
+    expect(unmatchedDerived(beside)).toEqual([]);
   });
 });
 

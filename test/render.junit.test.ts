@@ -11,13 +11,13 @@ const base: Plan = {
 };
 
 describe('junit drift report', () => {
-  it('keeps emoji, escapes markup and drops characters XML cannot hold', () => {
+  it('keeps emoji, escapes markup, shows controls escaped (as the text report does) and drops what XML cannot hold', () => {
     const xml = renderJunit({
       ...base,
       changes: [{ address: 'role:org/Team 🔥 <&">\u001b', kind: 'role', organization: 'org', project: null, key: 'k', action: 'update', fields: [{ path: 'feature_flags_access_level', before: 21, after: 37, sensitive: false }] }],
     });
     expect(xml).toContain('<testcase classname="hogsync.role" name="role:org/Team 🚀"/>');
-    expect(xml).toContain('name="role:org/Team 🔥 &lt;&amp;&quot;&gt;"');
+    expect(xml).toContain('name="role:org/Team 🔥 &lt;&amp;&quot;&gt;\\u001b"');
     expect(xml).toContain('<testsuite name="hogsync drift" tests="2" failures="1"');
     expect(xml).toContain('feature_flags_access_level: live 21, files say 37');
     expect(xml).not.toContain('\u001b');

@@ -107,7 +107,7 @@ describe('the delete-share rule under --target', () => {
     ws = workspace(sandbox);
   });
 
-  it('counts every live flag of the organization, not only those of the targeted project', async () => {
+  it('counts every live flag of the declared projects, not only those of the targeted project', async () => {
     // Pruning keeps 4 of project 1's flags: 4 deletes of 12 live flags (33%) exceed 30%.
     const file = ws.write('h.yaml', config(`projects:
   - id: 1
@@ -119,13 +119,13 @@ prune:
 `));
     const whole = await ws.cli(['apply', file, '--auto-approve']);
     expect(whole.code).toBe(3);
-    expect(whole.stderr).toContain('deleting 4 of 12 feature_flag items');
+    expect(whole.stderr).toContain(`deleting 4 of the 12 live feature_flag items in the projects of organization ${ORG} that the files declare`);
     // Project 1 alone holds only 8 flags (under the rule's 10); targeting it must not get around the rule.
     const targeted = await ws.cli(['apply', file, '--auto-approve', '--target', 'feature_flag:*/1/*']);
     expect(targeted.code).toBe(3);
-    expect(targeted.stderr).toContain('deleting 4 of 12 feature_flag items');
+    expect(targeted.stderr).toContain(`deleting 4 of the 12 live feature_flag items in the projects of organization ${ORG} that the files declare`);
     const planned = await ws.cli(['plan', file, '--target', 'feature_flag:*/1/*']);
-    expect(planned.stdout).toContain('apply will refuse unless run with --max-delete-percent 34: deleting 4 of 12 feature_flag items');
+    expect(planned.stdout).toContain(`apply will refuse unless run with --max-delete-percent 34: deleting 4 of the 12 live feature_flag items in the projects of organization ${ORG} that the files declare`);
     // Nothing was deleted.
     const live = (await fetch(`${sandbox.baseUrl}/api/projects/1/feature_flags/`, { headers: { authorization: `Bearer ${sandbox.apiKey}` } }).then((r) => r.json())) as { count: number };
     expect(live.count).toBe(8);

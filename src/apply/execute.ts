@@ -4,7 +4,7 @@
 // a wave run in parallel. A failed change does not stop the others; every change ends
 // applied, failed, skipped or pending (held for approval), also when the user interrupts.
 // What a create answered that the user must see comes from the kind's `created` hook.
-import { parentItemKey, parentKeyOf, withParentId, type HttpCall, type LiveRecord } from '../resources/kind.js';
+import { labelOf, parentItemKey, parentKeyOf, withParentId, type HttpCall, type LiveRecord } from '../resources/kind.js';
 import { isHogsyncError } from '../errors.js';
 import { errorMessage } from '../http/api-error.js';
 import { isRateLimitStop } from '../http/client.js';
@@ -85,6 +85,9 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
   const uncertainDeletes: string[] = [];
   /** Ids of the items this apply created, by change address: what references to them are filled with. */
   const createdIds = new Map<string, string | number>();
+  /** Creates the API answered without an id: what stands on them is skipped, saying so. */
+  const withoutId = new Set<string>();
+  const notCreated = (address: string) => (withoutId.has(address) ? 'was created without an id in the answer' : 'was not created');
   const sent = new Map<string, Record<string, unknown>>();
   let started = 0;
   let done = 0;
@@ -134,18 +137,23 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
       if (parent && parent.id === null) {
         const parentAddress = addressOf(parent.kind, execution.scope.organization, parentItemKey(parent));
         const id = createdIds.get(parentAddress);
-        if (id === undefined) return finish({ address: change.address, action: change.action, status: 'skipped', error: `not started: its ${parent.kind.replace(/_/g, ' ')} ${parent.key} was not created` });
+        if (id === undefined) return finish({ address: change.address, action: change.action, status: 'skipped', error: `not started: its ${parent.kind.replace(/_/g, ' ')} ${parent.key} ${notCreated(parentAddress)}` });
         run = { ...run, scope: withParentId(execution.scope, id) };
       }
       if (holdsDeferred(execution.values)) {
         const filled = fillDeferred(execution.values, createdIds);
-        if (filled.missing !== undefined) return finish({ address: change.address, action: change.action, status: 'skipped', error: `not started: it refers to ${filled.missing}, which was not created` });
+        if (filled.missing !== undefined) return finish({ address: change.address, action: change.action, status: 'skipped', error: `not started: it refers to ${filled.missing}, which ${notCreated(filled.missing)}` });
         run = { ...run, values: filled.value as Record<string, unknown> };
         sent.set(change.address, run.values);
       }
       options.onStart?.(change, ++started, total);
-      const { outcome, networkError, created, stopped, error, id, waits } = await executeOne(change, run, api);
+      const { outcome, networkError, created, stopped, error, id, waits, noId } = await executeOne(change, run, api);
       if (id !== undefined) createdIds.set(change.address, id);
+      if (noId) {
+        withoutId.add(change.address);
+        // The next plan finds what the create made, by its name, and goes on from there.
+        again = true;
+      }
       if (stopped) {
         rateLimited ??= stopped;
         again = true;
@@ -191,11 +199,12 @@ export function summarize(outcomes: readonly ChangeOutcome[]): ApplySummary {
   return summary;
 }
 
-/** The id a create answered with, when it answered a record with one. */
+/** The id a create answered with, when it answered a record with one (not an empty one, nor the text of a missing one). */
 function liveIdOf(kind: Execution['kind'], record: LiveRecord): string | number | undefined {
   try {
     const id = kind.liveId(record);
-    return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+    if (typeof id === 'number') return Number.isFinite(id) ? id : undefined;
+    return typeof id === 'string' && id !== '' && !/(^|:)(undefined|null)$/.test(id) ? id : undefined;
   } catch {
     return undefined;
   }
@@ -212,7 +221,7 @@ function callFor(change: Change, execution: Execution): HttpCall {
   return change.action === 'update' ? kind.updateCall(scope, id, values, execution.live) : kind.deleteCall(scope, id);
 }
 
-async function executeOne(change: Change, execution: Execution, api: ApiPort): Promise<{ outcome: ChangeOutcome; networkError: boolean; created?: readonly string[]; stopped?: string; error?: unknown; id?: string | number; waits?: boolean }> {
+async function executeOne(change: Change, execution: Execution, api: ApiPort): Promise<{ outcome: ChangeOutcome; networkError: boolean; created?: readonly string[]; stopped?: string; error?: unknown; id?: string | number; waits?: boolean; noId?: boolean }> {
   const base = { address: change.address, action: change.action };
   const kind = execution.kind;
   try {
@@ -223,9 +232,15 @@ async function executeOne(change: Change, execution: Execution, api: ApiPort): P
     const { status, body } = await api.request<LiveRecord | null>(call.method, call.path, { body: call.body, okStatuses: [...okStatuses, 409] });
     if (status === 409) return { outcome: conflictOutcome(change, call, body), networkError: false };
     const record = body !== null && typeof body === 'object' && !Array.isArray(body) ? body : null;
+    const id = change.action === 'create' && record ? liveIdOf(kind, record) : undefined;
+    if (change.action === 'create' && id === undefined && !kind.createdInPlace) {
+      // Whatever the API made, nothing can address it: not applied, and nothing runs on an unknown id.
+      const error = `${call.method} ${call.path} → ${status}: the API answered the create without the ${labelOf(kind)}'s id, so nothing can refer to it; `
+        + 'it may exist now: plan again to see';
+      return { outcome: { ...base, status: 'failed', error }, networkError: false, noId: true };
+    }
     const created = change.action === 'create' && record && kind.created ? kind.created(record, execution.identity) : undefined;
     const outcome: ChangeOutcome = { ...base, status: 'applied', ...created?.fields };
-    const id = change.action === 'create' && record ? liveIdOf(kind, record) : undefined;
     return { outcome, networkError: false, created: created?.notes, ...(id !== undefined ? { id } : {}) };
   } catch (err) {
     if (isRateLimitStop(err)) {

@@ -5,7 +5,7 @@
 // the items the others matched are printed.
 import { HogsyncError } from '../errors.js';
 import { showItems } from '../usecases/show.js';
-import { printable } from '../util/printable.js';
+import { printable, safeJson } from '../util/printable.js';
 import { terminalObserver } from './context.js';
 import { apiSettings, organizationOption } from './options.js';
 
@@ -46,7 +46,7 @@ export async function run(args: string[], opts: Record<string, unknown>): Promis
   const settings = apiSettings(opts);
   const result = await showItems({ organization, addresses: args }, settings, terminalObserver(opts));
   if (result.addresses.length > 0) {
-    process.stdout.write(opts.format === 'json' ? `${JSON.stringify(result.document, null, 2)}\n` : result.text);
+    process.stdout.write(opts.format === 'json' ? `${safeJson(result.document)}\n` : result.text);
   }
   for (const warning of result.warnings) process.stderr.write(`show: warning: ${printable(warning)}\n`);
   if (result.variables.length > 0) {

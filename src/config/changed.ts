@@ -105,10 +105,12 @@ export function diffDesired(then: DesiredState, now: DesiredState): DerivedTarge
 /**
  * The targets of `--changed-since REVISION` for the configuration `paths`, given the desired
  * state now. The files at the revision are read through git and loaded like the files now
- * (same environment). When they do not load (the revision is broken, or needs a variable no
+ * (same environment), and `resolve` writes their organizations as `now` writes its own (UUIDs,
+ * not slugs or `@current`: else every address differs and nothing live matches). When they do not load (the revision is broken, or needs a variable no
  * longer set), nothing can be compared: `targets` is null (plan everything) and `warning` says why.
  */
-export async function changedSince(paths: string[], revision: string, now: DesiredState, env: NodeJS.ProcessEnv, cwd: string): Promise<ChangedSince> {
+export async function changedSince(paths: string[], revision: string, now: DesiredState, env: NodeJS.ProcessEnv, cwd: string,
+  resolve: (then: DesiredState) => Promise<void> = async () => undefined): Promise<ChangedSince> {
   const at = await filesAtRevision(paths, revision, cwd);
   let then: DesiredState;
   try {
@@ -122,5 +124,7 @@ export async function changedSince(paths: string[], revision: string, now: Desir
       warning: `--changed-since ${revision}: the configuration at that revision does not load (${why}), so every item is planned`,
     };
   }
+  // Addresses compare in one spelling: the organizations of both as their UUIDs (as `now`'s already are).
+  await resolve(then);
   return { revision, commit: at.commit, targets: diffDesired(then, now) };
 }

@@ -103,6 +103,8 @@ export class PlanBuilder {
   /** Declared fields the live records of a kind do not carry at all: `kind|field` → how many items declare it. */
   private readonly absentFields = new Map<string, { kind: ResourceKind; field: string; items: number }>();
   private checkError: HogsyncError | undefined;
+  /** A declared item standing on one the plan deletes (see contradiction). */
+  private contradictions: HogsyncError | undefined;
   /** Live items that declared present items stand for (`kind|organization|id`, kinds whose names repeat): never deleted. */
   private readonly kept = new Set<string>();
 
@@ -381,6 +383,7 @@ export class PlanBuilder {
           checks.push(...out.checks);
         }
       }
+      this.contradictions ??= contradiction(state.org, orgChanges.map((c) => c.change), this.kinds);
       dependencies.push(...referenceOrder(orgChanges, state.refs));
       for (const { change, execution } of orgChanges) {
         changes.push(change);
@@ -389,6 +392,7 @@ export class PlanBuilder {
     }
     this.raise();
     if (this.checkError) throw this.checkError;
+    if (this.contradictions) throw this.contradictions;
     assertOneChangePerItem(changes, executions, this.desired, this.kinds, this.kept);
 
     const { desired, options } = this;
@@ -461,6 +465,39 @@ export class PlanBuilder {
         + `it is not deleted while that holds it; remove ensure: absent, or release it there first${more}`, { position: item.position });
     }
   }
+}
+
+/**
+ * The first declared item that stands on an item the plan deletes (a role's member whom
+ * `prune.members` removes from the organization): the files contradict themselves, and applying
+ * would succeed and leave the next plan failing. Said at the declared item's line.
+ */
+function contradiction(org: DesiredOrganization, changes: readonly Change[], kinds: Kinds): HogsyncError | undefined {
+  const deletes = changes.filter((c) => c.action === 'delete' && c.project === null);
+  if (deletes.length === 0) return undefined;
+  const deleted = new Map(deletes.map((c) => [`${c.kind}|${kindByName(c.kind, kinds).matchKey(c.key)}`, c]));
+  const found: Array<{ item: DesiredItem; needs: { kind: string; key: string }; change: Change }> = [];
+  for (const item of org.items) {
+    if (item.ensure !== 'present') continue;
+    const needs = kinds.find((k) => k.name === item.kind)?.requires?.(item.key);
+    const change = needs && deleted.get(`${needs.kind}|${kindByName(needs.kind, kinds).matchKey(needs.key)}`);
+    if (needs && change) found.push({ item, needs, change });
+  }
+  // The first in the files' order, as the other plan errors.
+  const at = (p: FilePosition) => [p.file, p.line, p.col] as const;
+  found.sort((a, b) => {
+    const [fa, la, ca] = at(a.item.position);
+    const [fb, lb, cb] = at(b.item.position);
+    return fa !== fb ? (fa < fb ? -1 : 1) : la - lb || ca - cb;
+  });
+  const first = found[0];
+  if (!first) return undefined;
+  const { item, needs, change } = first;
+  const needed = kindByName(needs.kind, kinds);
+  const by = change.declared_at?.[0];
+  const more = found.length > 1 ? ` (and ${found.length - 1} more)` : '';
+  return new HogsyncError('config', `${labelOf(kindByName(item.kind, kinds))} "${itemAddressKey(item)}" needs ${labelOf(needed)} ${needs.key}, `
+    + `which this plan deletes (${change.address}${by ? `, by ${by}` : ''}): the files contradict themselves; declare ${needs.key} under ${needed.configKey}, or remove this entry${more}`, { position: item.position });
 }
 
 /** Declared items as the kinds' hooks see them. */

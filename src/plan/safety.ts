@@ -1,5 +1,6 @@
 // Safety rules of apply, as pure functions of a plan and the command line's options: deleting
-// too large a share of one kind, and deleting an item of a kind that needs an explicit allow
+// too large a share of one kind (of its live items in the organization; for a kind that lives in
+// projects, in the projects the files declare, which are all a plan reads), and deleting an item of a kind that needs an explicit allow
 // (projects) that the command line did not name.
 import { labelOf } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
@@ -41,17 +42,29 @@ export function safetyViolations(result: PlanResult, options: SafetyOptions, kin
     if (live < DELETE_SHARE_MIN_ITEMS) continue;
     // Compared in whole numbers: 7 of 25 is exactly 28%, which --max-delete-percent 28 allows.
     if (count * 100 > options.maxDeletePercent * live) {
-      const [kind, organization] = k.split('|');
+      const [kind, organization] = k.split('|') as [string, string];
       const percent = (count * 100) / live;
       const needed = Math.ceil((count * 100) / live);
+      // What was counted, said as it is: the items of a kind that lives in projects are read (and
+      // counted) only in the projects the files declare, never in the organization's others.
+      const where = inProjects(kind, kinds) ? `in the projects of organization ${organization} that the files declare` : `in organization ${organization}`;
       violations.push({
         rule: 'delete_share',
-        message: `deleting ${count} of ${live} ${kind} items in organization ${organization} (${percent.toFixed(0)}%) exceeds --max-delete-percent ${options.maxDeletePercent}`,
+        message: `deleting ${count} of the ${live} live ${kind} items ${where} (${percent.toFixed(0)}%) exceeds --max-delete-percent ${options.maxDeletePercent}`,
         allowWith: `--max-delete-percent ${needed}`,
       });
     }
   }
   return violations;
+}
+
+/** Whether a kind's items live in projects (flags, a project's access rules), not in the organization itself (roles, members). */
+function inProjects(name: string, kinds: Kinds): boolean {
+  for (let kind = kinds.find((k) => k.name === name); kind && !kind.projectKind; kind = kinds.find((k) => k.name === kind?.parent)) {
+    if (kind.parent === 'organization') return false;
+    if (kinds.find((k) => k.name === kind?.parent)?.projectKind) return true;
+  }
+  return false;
 }
 
 /** What a plan shows so that a reviewer learns before apply that apply would refuse it. */

@@ -187,6 +187,38 @@ export function unmatchedPatterns(patterns: readonly string[], items: readonly s
   });
 }
 
+/**
+ * What `--changed-since` derived from a declaration added or changed (or a scope prune owns) that
+ * matches no item of the plan, declared or live: a plan of "no changes" would otherwise hide that
+ * the derived addresses are not those the plan compares (an organization spelt another way).
+ * A removed declaration rightly matches nothing once its item is gone.
+ */
+export function unmatchedDerived(plan: Plan): string[] {
+  const changed = plan.targets?.changed_since;
+  if (!changed) return [];
+  const items = [...plan.managed.map((m) => m.address), ...plan.unmanaged.map((u) => u.address)];
+  const exact = new Set(items);
+  // A derived address names its kind and organization whole: only items under the same prefix can match it.
+  const head = (address: string) => address.slice(0, address.indexOf('/') + 1).toLowerCase();
+  const byHead = new Map<string, string[]>();
+  for (const item of items) {
+    const list = byHead.get(head(item));
+    if (list) list.push(item);
+    else byHead.set(head(item), [item]);
+  }
+  const matched = (address: string) => {
+    if (exact.has(address)) return true;
+    const set = targetSet([derivedTarget(address)]);
+    return (byHead.get(head(address)) ?? []).some((item) => set.matches(item));
+  };
+  // Beside `--target`, a derived target outside those addresses is left out, not unmatched.
+  const given = plan.targets?.addresses.length ? parseTargets(plan.targets.addresses) : undefined;
+  const within = (address: string) => !given || given.couldMatchUnder(address.endsWith('*') ? address.slice(0, -1) : address);
+  return changed.derived
+    .filter((d) => d.reason !== 'removed' && within(d.address) && !matched(d.address))
+    .map((d) => `--changed-since ${changed.revision}: ${d.address} (${d.reason}) matches no declared or live item, so nothing of it is planned, although the files changed it`);
+}
+
 /** What a plan says of a target that matched nothing. */
 export function unmatchedMessage(address: string): string {
   return `--target ${address} matches no declared or live item, so nothing of it is planned: check its kind, organization and key (KIND:ORG/KEY, e.g. feature_flag:*/111/new-checkout or role:*/Engineers)`;

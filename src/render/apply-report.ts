@@ -2,6 +2,7 @@
 // attached (DNS targets of new proxy records), and warnings about fields the API did not take.
 import type { ApplyReport, ChangeOutcome } from '../apply/execute.js';
 import { printable, SYMBOL } from './values.js';
+import { safeJson } from '../util/printable.js';
 
 export function outcomeLine(o: ChangeOutcome, done?: number, total?: number): string {
   const counter = done === undefined ? '' : `[${done}/${total}] `;
@@ -38,5 +39,5 @@ export function renderApplyText(report: ApplyReport): string {
 
 export function renderApplyJson(report: ApplyReport, meta: { base_url: string; fingerprint: string }): string {
   const unverified = report.unverified === undefined ? {} : { unverified: report.unverified };
-  return `${JSON.stringify({ format_version: '1', kind: 'apply', ...meta, summary: report.summary, ...unverified, changes: report.outcomes, warnings: report.warnings }, null, 2)}\n`;
+  return `${safeJson({ format_version: '1', kind: 'apply', ...meta, summary: report.summary, ...unverified, changes: report.outcomes, warnings: report.warnings })}\n`;
 }

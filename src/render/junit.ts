@@ -4,8 +4,11 @@ import { findingsOf, heldByText, type Plan } from '../plan/types.js';
 import { fieldAttribution, inline, inlineField, itemAttribution, sinceLine } from './values.js';
 
 function xml(text: string): string {
-  // Also drops characters XML 1.0 cannot carry at all.
-  return text.replace(/[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  // Controls that could rewrite or reorder a CI log's text (ESC, NUL, BEL, DEL, C1, bidi) shown as
+  // \uXXXX escapes, as the text report shows them (line breaks and tabs kept); then drops what
+  // XML 1.0 cannot carry at all (lone surrogates, U+FFFE/U+FFFF).
+  const shown = text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return shown.replace(/[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
 export function renderJunit(plan: Plan): string {

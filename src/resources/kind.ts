@@ -426,6 +426,19 @@ export interface ResourceKind {
    * member is only invited), or why it cannot be (an email no one has).
    */
   prepareCreate?(key: string, context: PrepareContext): PreparedCreate;
+  /**
+   * Optional: the organization-level item of another kind a declared item of this kind stands on
+   * (a role membership's or an access grant's member, a grant's role), by that kind's key. A plan
+   * that deletes it while the item is declared (`prune.members` removing a person a role still
+   * lists) is a contradiction in the files: a plan error at the item's line, before anything is sent.
+   */
+  requires?(key: string): { kind: KindName; key: string } | undefined;
+  /**
+   * Optional: a create writes the item in place, addressed by what it is (an access rule's PUT,
+   * keyed by its subject), so its answer need not carry an id. Otherwise a create answered
+   * without the item's id failed: nothing can refer to the item.
+   */
+  createdInPlace?: true;
   /** Managed fields (everything writable but the identity), usually from the JSON Schema. */
   readonly fields: Readonly<Record<string, FieldSpec>>;
   /**

@@ -16,6 +16,7 @@ import { rereadApplied } from '../state/reread.js';
 import { parseTargets, resolveAliases, unmatchedMessage, unmatchedTargets } from '../plan/targeting.js';
 import { aliasesOf } from './targeted.js';
 import { planWith } from './plan.js';
+import { resolveOrganizations, withResolvedOrganizations } from './organizations.js';
 import { withClient, type ApiSettings, type Observer } from './session.js';
 
 export interface ApplyRequest {
@@ -82,8 +83,11 @@ export async function applyFiles(request: ApplyRequest, settings: ApiSettings, o
   }
   if ((request.targets?.length ?? 0) > 0) parseTargets(request.targets ?? []);
   const desired = await loadConfig(paths);
-  const targets = saved ? saved.targets : (request.targets?.length ?? 0) > 0 ? { addresses: resolveAliases(request.targets ?? [], aliasesOf(desired)) } : undefined;
+  const given = saved ? saved.targets : (request.targets?.length ?? 0) > 0 ? { addresses: resolveAliases(request.targets ?? [], aliasesOf(desired)) } : undefined;
   return withClient(settings, observer, async (client) => {
+    // A target's organization written as the files write it (a slug, `@current`) compares as its UUID.
+    const organizations = await resolveOrganizations(client, desired);
+    const targets = given && !saved ? { ...given, addresses: withResolvedOrganizations(given.addresses, organizations) } : given;
     // Apply checks the safety rules with its own options below: no default-option warnings here.
     const { result, plan } = await planWith(client, desired, settings, {
       kind: 'plan', previews: request.showPlan === true, safetyWarnings: false, maxDeletePercent: request.safety.maxDeletePercent, ...(targets ? { targets } : {}),

@@ -33,7 +33,7 @@ export interface AttributionResult {
   found: FoundAttributions;
   /** At most one: why the report shows no (or not every) attribution. */
   warnings: string[];
-  /** The log refused this key (or this plan): the warning says so. */
+  /** The log refused this key (or this plan), or could not be read: the warning says so. */
   refused?: boolean;
   /** Activity reads made (one per drifted item asked about). */
   reads: number;
@@ -63,7 +63,9 @@ async function read(port: ActivityPort, path: string): Promise<Read> {
     const res = await port.request<{ results?: unknown }>('GET', path, { okStatuses: [401, 402, 403, 404] });
     if (res.status >= 400) return { kind: 'refused', status: res.status };
     const results = res.body && typeof res.body === 'object' ? res.body.results : undefined;
-    return { kind: 'entries', entries: Array.isArray(results) ? results.filter((e): e is ActivityEntry => typeof e === 'object' && e !== null) : [] };
+    // An answer of another shape is a log not read, not one that names nothing.
+    if (!Array.isArray(results)) return { kind: 'failed', message: `GET ${path.split('?')[0] ?? path} → ${res.status}: the answer is not a page of activity entries` };
+    return { kind: 'entries', entries: results.filter((e): e is ActivityEntry => typeof e === 'object' && e !== null) };
   } catch (err) {
     return { kind: 'failed', message: (err as Error).message };
   }
@@ -107,7 +109,7 @@ export async function readAttributions(targets: readonly AttributionTarget[], po
   if (failed) warnings.push(`The activity log could not be read for every drifted item (${failed.message}): some drift is shown without who changed it.`);
   else if (refused) warnings.push(refusal(refused.status));
   else if (found.size === 0) warnings.push(`The activity log names none of the drifted items: ${WITHOUT}.`);
-  return { found, warnings, reads, ...(refused && !failed ? { refused: true } : {}) };
+  return { found, warnings, reads, ...(refused || failed ? { refused: true } : {}) };
 }
 
 /**

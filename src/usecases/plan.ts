@@ -19,15 +19,15 @@ import { readCollections, streamCollections, type CollectionRead } from '../stat
 import { restrictReads } from '../state/targeted-reads.js';
 import { plannedReads } from '../state/targets.js';
 import { DEFAULT_MAX_DELETE_PERCENT } from '../plan/limits.js';
-import { derivedTarget, targetSet, targetsOfPlan, unmatchedMessage, unmatchedTargets } from '../plan/targeting.js';
+import { derivedTarget, targetSet, targetsOfPlan, unmatchedDerived, unmatchedMessage, unmatchedTargets } from '../plan/targeting.js';
 import { attributionTime, withAttributions } from '../plan/attribution.js';
 import { readChangeFeed } from './since.js';
 import { feedAttributions, sinceReadPatterns, sinceTargets, type ChangeFeed, type SinceTarget } from '../plan/since.js';
 import { KINDS } from '../resources/registry.js';
-import { countEveryLiveItem, resolveTargets, type TargetRequest } from './targeted.js';
+import { checkedTargets, countEveryLiveItem, resolveTargets, type TargetRequest } from './targeted.js';
 import { runPreviews } from './previews.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
-import { resolveOrganizations } from './organizations.js';
+import { resolveOrganizations, resolveOrganizationsThen } from './organizations.js';
 import { resolveNamedItems } from './named-items.js';
 import { nextTurnAhead } from '../util/turns.js';
 
@@ -219,11 +219,17 @@ export async function streamPlan(client: ApiPort, desired: DesiredState, reads: 
 /** `hogsync plan` and `hogsync drift`: files → annotated plan, targeted when asked. */
 export async function planFiles(paths: string[], settings: ApiSettings, request: PlanRequest, observer: Observer = {}, targeting: TargetRequest = {}): Promise<Planned> {
   const desired = await loadConfig(paths);
-  const { targets, warnings } = await resolveTargets(paths, desired, targeting);
-  const planned = await withClient(settings, observer, (client) => planWith(client, desired, settings, { ...request, ...(targets ? { targets } : {}) }, observer));
+  checkedTargets(desired, targeting);
+  const { planned, targets, warnings } = await withClient(settings, observer, async (client) => {
+    // Targets compare with addresses in one spelling: organizations resolved first (STYLE.md, "Resolve before you compare").
+    const organizations = await resolveOrganizations(client, desired);
+    const { targets, warnings } = await resolveTargets(paths, desired, targeting, organizations, (then) => resolveOrganizationsThen(client, then, organizations));
+    const planned = await planWith(client, desired, settings, { ...request, ...(targets ? { targets } : {}) }, observer);
+    return { planned, targets, warnings };
+  });
   // Said as given (an alias, not the id it stands for).
   const given = new Map((targets?.addresses ?? []).map((a, i) => [a, targeting.addresses?.[i] ?? a]));
   const unmatched = unmatchedTargets(planned.plan).map((a) => unmatchedMessage(given.get(a) ?? a));
-  const all = [...warnings, ...unmatched];
+  const all = [...warnings, ...unmatched, ...unmatchedDerived(planned.plan)];
   return all.length > 0 ? { ...planned, plan: annotate(planned.plan, { changes: new Map(), warnings: all }) } : planned;
 }

@@ -4,8 +4,11 @@
 // filtered by date, by the log scopes of the kinds the files plan and by the declared projects;
 // else each declared project's log, newest first, until the first entry older than the window.
 // Entries read twice (two logs, a page that shifted) are one, by id. A log that cannot be read
-// (scope, plan, permission, an API without it) is said, never an error: the caller falls back.
+// (scope, plan, permission, an API without it, an answer that is not JSON or not a page, a 500) is
+// said, never an error: the caller falls back.
 import type { DesiredState } from '../config/model.js';
+import { HogsyncError } from '../errors.js';
+import { isRateLimitStop } from '../http/client.js';
 import { followNext } from '../http/origin.js';
 import type { ActivityEntry } from '../plan/attribution.js';
 import { feedNeeds, insideWindow, SINCE_MARGIN_MS, type ChangeFeed, type FeedEntry, type FeedNeeds, type FeedSource } from '../plan/since.js';
@@ -44,11 +47,40 @@ function refusalWords(status: number, body: unknown): string {
   return `${status}${said}`;
 }
 
+/**
+ * Why a failed read of a log leaves it unread (an answer that is not JSON, a 500, a timeout), or
+ * undefined for a failure that ends the run whatever is read instead (a rate-limit stop, an
+ * unreachable API, a bug).
+ */
+function unreadable(err: unknown): string | undefined {
+  if (!(err instanceof HogsyncError) || isRateLimitStop(err) || err.unreachable) return undefined;
+  if (err.code !== 'api' && err.code !== 'network' && err.code !== 'security') return undefined;
+  const message = printable(err.message);
+  const said = message.length > 160 ? `${message.slice(0, 159)}…` : message;
+  return err.request?.status === undefined ? said : `${err.request.status}: ${said}`;
+}
+
 async function page(port: ActivityPort, path: string): Promise<Page> {
-  const res = await port.request<{ results?: unknown; next?: unknown }>('GET', path, { okStatuses: REFUSALS });
+  let res: { status: number; body: { results?: unknown; next?: unknown } };
+  try {
+    res = await port.request<{ results?: unknown; next?: unknown }>('GET', path, { okStatuses: REFUSALS });
+  } catch (err) {
+    const why = unreadable(err);
+    if (why === undefined) throw err;
+    return { kind: 'refused', why };
+  }
   if (res.status >= 400) return { kind: 'refused', why: refusalWords(res.status, res.body) };
-  const body = res.body && typeof res.body === 'object' ? res.body : {};
-  return { kind: 'page', results: Array.isArray(body.results) ? body.results : [], next: typeof body.next === 'string' && body.next !== '' ? body.next : null };
+  // An answer of another shape is no page of a log: read as empty, it would report a quiet night.
+  const body = res.body;
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || !Array.isArray(body.results)) {
+    return { kind: 'refused', why: `${res.status}, but the answer is not a page of activity entries ({"results": [...], "next": ...})` };
+  }
+  if (body.next !== undefined && body.next !== null && typeof body.next !== 'string') {
+    return { kind: 'refused', why: `${res.status}, but the answer's next link is not a link` };
+  }
+  const bad = body.results.findIndex((r) => r === null || typeof r !== 'object' || Array.isArray(r) || typeof (r as { scope?: unknown }).scope !== 'string');
+  if (bad !== -1) return { kind: 'refused', why: `${res.status}, but entry ${bad + 1} of the answer is not an activity entry (no scope)` };
+  return { kind: 'page', results: body.results, next: typeof body.next === 'string' && body.next !== '' ? body.next : null };
 }
 
 function feedEntry(raw: unknown, organization: string, project: number | null): FeedEntry | undefined {
@@ -105,8 +137,14 @@ async function readOrganizationLog(port: ActivityPort, needs: FeedNeeds, readFro
       }
       if (older || p.next === null) break;
       // The next page by its path and query only, on the list's own path (src/http/origin.ts).
-      const next = followNext(first, p.next);
-      path = `${next.pathname}${next.search}`;
+      try {
+        const next = followNext(first, p.next);
+        path = `${next.pathname}${next.search}`;
+      } catch (err) {
+        const why = unreadable(err);
+        if (why === undefined) throw err;
+        return { refused: why, reads };
+      }
     }
   }
   return { source: { organization: needs.organization, log: 'organization', whole: [] }, entries, reads };

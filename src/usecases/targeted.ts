@@ -14,6 +14,7 @@ import type { PlanResult } from '../plan/types.js';
 import type { LiveRecord } from '../resources/kind.js';
 import type { ApiPort } from '../http/port.js';
 import { readCollections, type CollectionRead } from '../state/live-state.js';
+import { withResolvedOrganizations, type ResolvedOrganizations } from './organizations.js';
 
 /** Live items of a collection as the planner counts them: each API id once, gone ones left out. */
 function countOf(read: CollectionRead, records: readonly LiveRecord[]): number {
@@ -48,18 +49,27 @@ export interface TargetRequest {
   changedSince?: string;
 }
 
-/**
- * The targets of a plan from the command line: the `--target` addresses (checked here, so a
- * bad one fails before any request) and what `--changed-since` derives from git. Undefined:
- * not targeted. When the files at the revision do not load, `--changed-since` derives nothing
- * and the warning says the whole configuration is planned.
- */
-export async function resolveTargets(paths: string[], desired: DesiredState, request: TargetRequest, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()):
-  Promise<{ targets?: Omit<PlanTargets, 'left_out'>; warnings: string[] }> {
+/** The `--target` addresses with project aliases as ids, checked: a bad one fails before any request. */
+export function checkedTargets(desired: DesiredState, request: TargetRequest): string[] {
   const addresses = resolveAliases(request.addresses ?? [], aliasesOf(desired));
   if (addresses.length > 0) parseTargets(addresses);
+  return addresses;
+}
+
+/**
+ * The targets of a plan from the command line: the `--target` addresses and what `--changed-since`
+ * derives from git, every organization as its UUID (`organizations`: how the files spell them →
+ * UUID; `resolveThen` does the same for the files at the revision). Undefined: not targeted. When
+ * the files at the revision do not load, `--changed-since` derives nothing and the warning says the
+ * whole configuration is planned.
+ */
+export async function resolveTargets(paths: string[], desired: DesiredState, request: TargetRequest,
+  organizations: ResolvedOrganizations = new Map(), resolveThen?: (then: DesiredState) => Promise<void>,
+  env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()):
+  Promise<{ targets?: Omit<PlanTargets, 'left_out'>; warnings: string[] }> {
+  const addresses = withResolvedOrganizations(checkedTargets(desired, request), organizations);
   if (request.changedSince === undefined) return { targets: addresses.length > 0 ? { addresses } : undefined, warnings: [] };
-  const changed = await changedSince(paths, request.changedSince, desired, env, cwd);
+  const changed = await changedSince(paths, request.changedSince, desired, env, cwd, resolveThen);
   if (changed.targets === null) return { targets: addresses.length > 0 ? { addresses } : undefined, warnings: changed.warning ? [changed.warning] : [] };
   return {
     targets: { addresses, changed_since: { revision: changed.revision, commit: changed.commit, derived: changed.targets } },

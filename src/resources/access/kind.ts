@@ -192,7 +192,12 @@ export const access: ResourceKind = {
   liveId: (r) => r.id as string,
   isGone: () => false,
   prepareCreate,
+  requires: (key) => {
+    const subject = subjectOf(key);
+    return subject && subject.type !== 'default' ? { kind: subject.type, key: subject.name } : undefined;
+  },
   check,
+  createdInPlace: true,
   createCall: (s, key, values) => {
     const subject = subjectOf(key) as Subject;
     const call = put(s, ruleId(subject.resource, undefined, undefined), values.level);

@@ -44,6 +44,7 @@ export const roleMembership: ResourceKind = {
   liveId: (r) => r.id as string,
   isGone: () => false,
   prepareCreate,
+  requires: (key) => ({ kind: 'member', key }),
   createCall: (s, _key, values) => ({ method: 'POST', path: base(s), body: { user_uuid: values.user_uuid } }),
   // Memberships have no field to change: nothing ever plans an update.
   updateCall: (s, id) => ({ method: 'PATCH', path: roleMembership.itemPath(s, id), body: {} }),
