@@ -250,6 +250,23 @@ describe('members, role members and project access', () => {
     expect(addresses(await planJson(renamed))).toEqual([`update role:${ORG}/Builders`]);
   });
 
+  it('deleting a role with the grants to it (prune.access, or a grant written null) removes the grants first: one apply, then nothing to do', async () => {
+    await start();
+    const file = ws.write('hogsync.yaml', config(PEOPLE));
+    expect((await ws.cli(['apply', file, '--auto-approve'])).code).toBe(0);
+    const gone = ws.write('gone.yaml', config('roles:\n  - name: Support\n    members: [bob@example.com]\nprojects:\n  - id: 111\n    access:\n      default: member\n      roles: { Engineers: null }\n      members: { alice@example.com: admin }\nprune: { roles: true, access: true }\n'));
+    expect(addresses(await planJson(gone)).sort()).toEqual([
+      `delete access:${ORG}/111/feature_flag/default`, `delete access:${ORG}/111/feature_flag/role/Engineers`, `delete access:${ORG}/111/role/Engineers`, `delete role:${ORG}/Engineers`,
+    ]);
+    sent.length = 0;
+    const applied = await ws.cli(['apply', gone, '--auto-approve']);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout).not.toContain('will not help');
+    const writes = sent.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, 'ID')}`);
+    expect(writes.indexOf('DELETE /api/organizations/ID/roles/ID/')).toBe(writes.length - 1);
+    expect((await ws.cli(['plan', gone, '--detailed-exitcode'])).code).toBe(0);
+  });
+
   it('examples/people-and-access converges against its seed: invites, role members, access; then plans empty', async () => {
     await start(parse(readFileSync('examples/people-and-access/sandbox/seed.yaml', 'utf8')) as SeedDocument);
     const example = 'examples/people-and-access';

@@ -381,7 +381,7 @@ export class PlanBuilder {
           checks.push(...out.checks);
         }
       }
-      dependencies.push(...referenceOrder(orgChanges, state.refs));
+      dependencies.push(...referenceOrder(orgChanges));
       for (const { change, execution } of orgChanges) {
         changes.push(change);
         executions.set(change.address, execution);
@@ -825,10 +825,10 @@ export class Matcher {
 
 /**
  * The order references ask of apply, as [before, after] address pairs: a create after the
- * creates whose ids it refers to, and a change of an item that refers to another now before
- * that other's delete. A cycle of creates (each waiting for another's id) is refused.
+ * creates whose ids it refers to (a change of an item that refers to another before that
+ * other's delete: src/plan/change-order.ts). A cycle of creates (each waiting for another's id) is refused.
  */
-function referenceOrder(entries: ReadonlyArray<{ change: Change; execution: Execution; after: string[] }>, refs: ReferenceIndex): Array<[string, string]> {
+function referenceOrder(entries: ReadonlyArray<{ change: Change; execution: Execution; after: string[] }>): Array<[string, string]> {
   const pairs: Array<[string, string]> = [];
   const waits = new Map<string, string[]>();
   for (const e of entries) {
@@ -838,19 +838,6 @@ function referenceOrder(entries: ReadonlyArray<{ change: Change; execution: Exec
   const cycle = findCycle(waits);
   if (cycle) {
     throw new HogsyncError('config', `${cycle.join(' → ')}: these items refer to each other by name and none exists yet, so none could be created first; create one without the reference, then add it`);
-  }
-  const deletes = new Map<string, string>();
-  for (const e of entries) {
-    if (e.change.action === 'delete') deletes.set(`${e.execution.kind.name}|${e.execution.scope.project ?? ''}|${String(e.execution.id)}`, e.change.address);
-  }
-  if (deletes.size === 0) return pairs;
-  for (const e of entries) {
-    const live = e.execution.live;
-    if (!live || !e.execution.kind.references) continue;
-    for (const t of refs.liveTargets(e.execution.kind, live)) {
-      const gone = deletes.get(`${t.kind}|${e.execution.scope.project ?? ''}|${String(t.id)}`);
-      if (gone !== undefined && gone !== e.change.address) pairs.push([e.change.address, gone]);
-    }
   }
   return pairs;
 }
