@@ -595,7 +595,7 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
   const liveKey = kind.displayKey(identityOf(kind, record));
   const renamed = kind.matchKey(liveKey) !== kind.matchKey(item.key) ? liveKey : undefined;
   if (renamed !== undefined) {
-    fields.push({ path: kind.identityField, before: liveKey, after: item.key, sensitive: false });
+    fields.push({ path: kind.identityField, before: identityValue(kind, liveKey), after: identityValue(kind, item.key), sensitive: false });
     Object.assign(values, identityFieldsOf(kind, item.key));
   }
   for (const path in declared) {
@@ -625,8 +625,13 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
   }
   if (fields.length === 0) return null;
   const complete = kind.completeValues ? { ...values, ...kind.completeValues(values, record) } : values;
-  const change: Change = { ...changeBase(kind, scope, address, item), action: 'update', fields, ...declaredAtOf(item, fields.map((f) => f.path)), ...(renamed !== undefined ? { renamed_from: renamed } : {}) };
+  const change: Change = { ...changeBase(kind, scope, address, item), action: 'update', fields, ...declaredAtOf(item, fields.map((f) => f.path)), ...(renamed !== undefined ? { renamed_from: String(identityValue(kind, renamed)) } : {}) };
   return { change, execution: { ...executionTarget(kind, scope, item), id: kind.liveId(record), values: complete, live: record } };
+}
+
+/** An identity as the file writes its identity field (`renamed_from`): a hog function's name, not its TYPE/NAME key. */
+function identityValue(kind: ResourceKind, key: string): unknown {
+  return identityFieldsOf(kind, key)[kind.identityField] ?? key;
 }
 
 /** What a change says of its item; made for a change only (most items compared have none), as the two below. */
