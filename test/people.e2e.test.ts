@@ -157,6 +157,23 @@ describe('members, role members and project access', () => {
     const replanned = await ws.cli(['plan', out, '--detailed-exitcode']);
     expect(replanned.code, replanned.stdout + replanned.stderr).toBe(0);
 
+    // --kind names the kinds table's rows: roles with their members, members of the organization only.
+    const roles = ws.path('roles.yaml');
+    expect((await ws.cli(['export', '--organization', ORG, '--kind', 'roles', '--out', roles])).code).toBe(0);
+    const rolesOnly = parse(readFileSync(roles, 'utf8')) as { roles: Array<{ name: string; members?: string[] }>; members?: unknown };
+    expect(rolesOnly.members).toBeUndefined();
+    expect(rolesOnly.roles.find((r) => r.name === 'Engineers')?.members).toEqual(['alice@example.com']);
+    const members = ws.path('members.yaml');
+    expect((await ws.cli(['export', '--organization', ORG, '--kind', 'members', '--out', members])).code).toBe(0);
+    const membersOnly = parse(readFileSync(members, 'utf8')) as { roles?: unknown; members: Array<{ email: string }> };
+    expect(membersOnly.roles).toBeUndefined();
+    expect(membersOnly.members.map((m) => m.email)).toContain('alice@example.com');
+    const wrong = await ws.cli(['export', '--organization', ORG, '--kind', 'role_memberships']);
+    expect(wrong.code).toBe(1);
+    const listed = /--kind takes a key of the configuration: (.*); got/.exec(wrong.stderr)?.[1]?.split(', ') ?? [];
+    expect(listed).toContain('members');
+    expect(listed.length).toBe(new Set(listed).size);
+
     // show prints them as a file would declare them.
     const shown = await ws.cli(['show', `member:${ORG}/alice*`, `role_membership:${ORG}/Engineers/*`, `access:${ORG}/111/feature_flag/*`]);
     expect(shown.code, shown.stderr).toBe(0);
