@@ -97,4 +97,14 @@ describe('removalPairs', () => {
     const waves = orderWaves(result.plan.changes.map((ch) => c(ch.address, ch.action, ch.address)), removalPairs(result));
     expect(waves).toEqual([['grant', 'other', 'member'], ['widget']]);
   });
+
+  it('finds what is referred to by another field of its record than its id (`by`): a grant names a membership, the member is known by its user', () => {
+    const person = { name: 'person', parent: 'organization', liveId: () => 'user-1' } as unknown as ResourceKind;
+    const rule = { name: 'rule', parent: 'project', refersTo: [{ field: 'member', kind: 'person', by: 'id' }] } as unknown as ResourceKind;
+    const result = plan([
+      ['person', 'delete', { kind: person, scope: { organization: 'o', project: null }, identity: 'p', id: 'user-1', values: {}, live: { id: 'membership-9' } }],
+      ['rule', 'delete', { kind: rule, scope: { organization: 'o', project: 7 }, identity: 'r', id: 'r', values: {}, live: { member: 'membership-9' } }],
+    ]);
+    expect(removalPairs(result)).toEqual([['rule', 'person']]);
+  });
 });
