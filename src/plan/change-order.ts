@@ -34,7 +34,6 @@ export function orderPairs(result: PlanResult): Array<[string, string]> {
   return pairs;
 }
 
-
 /** What a live item refers to: an item of a kind, by its id (or by the value of its field `by`). */
 interface Referred { kind: KindName; id: string | number; by?: string }
 
@@ -68,9 +67,15 @@ function referredBy(execution: Execution, projectKind: KindName | undefined): Re
 export function removalPairs(result: PlanResult): Array<[string, string]> {
   const kinds = new Map<KindName, ResourceKind>();
   for (const e of result.executions.values()) kinds.set(e.kind.name, e.kind);
+  // Fields other than the id by which kinds refer to items of a kind (a grant names a membership).
   const byFields = new Map<KindName, Set<string>>();
   for (const kind of kinds.values()) {
-    for (const ref of kind.refersTo ?? []) if (ref.by) (byFields.get(ref.kind) ?? byFields.set(ref.kind, new Set()).get(ref.kind) as Set<string>).add(ref.by);
+    for (const ref of kind.refersTo ?? []) {
+      if (ref.by === undefined) continue;
+      const fields = byFields.get(ref.kind) ?? new Set<string>();
+      fields.add(ref.by);
+      byFields.set(ref.kind, fields);
+    }
   }
   // A delete is found by its kind, organization, project (none for an organization's items) and id.
   const where = (kind: KindName, organization: string, project: number | null) => {
