@@ -6,6 +6,7 @@ import { BIN, spawnCli } from './support/cli.js';
 import { faultyProxy } from './support/faulty-proxy.js';
 import { EVERY_ACTION_CONFIG as EVERYTHING, EVERY_ACTION_SEED as SEED, ORG, config, workspace, type Workspace } from './support/workspace.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
+import { deleteRole } from '../src/resources/role/sandbox.js';
 
 let sandbox: SandboxHandle;
 let ws: Workspace;
@@ -322,6 +323,30 @@ describe('a delete whose answer is lost', () => {
       expect(r.stdout).toMatch(/deleted: the delete failed \(DELETE \/api\/organizations\/\S+\/proxy_records\/\S+ → 500[^)]*\), but re-read, the proxy record is gone/);
       expect(r.stdout).toMatch(/deleted: the delete failed \(DELETE \/api\/organizations\/\S+\/roles\/\S+ → 404[^)]*\), but re-read, the role is gone/);
       expect(r.stdout + r.stderr).not.toContain('still there');
+      expect((await ws.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a delete refused (400) because its item went meanwhile counts applied once re-read; never "running again will not help"', async () => {
+    await stopAllSandboxes();
+    sandbox = await inProcessSandbox({ seed: { organizations: [{ id: ORG, projects: [{ id: 12345, name: 'Web' }], roles: [{ name: 'Gone', feature_flags_access_level: 21 }] }] } });
+    // Someone else deletes the role just before hogsync's DELETE lands, which the API then refuses.
+    const proxy = await faultyProxy(sandbox.baseUrl, (req) => {
+      if (req.method !== 'DELETE') return undefined;
+      const id = decodeURIComponent((req.url ?? '').split('/').filter(Boolean).pop() ?? '');
+      void sandbox.store.write((state) => deleteRole(state, id));
+      return { status: 400, body: '{"type": "validation_error", "code": "invalid", "detail": "Invalid pk - object does not exist.", "attr": null}' };
+    });
+    try {
+      ws = workspace({ baseUrl: proxy.baseUrl, apiKey: sandbox.apiKey });
+      const file = ws.write('h.yaml', config('roles:\n  - name: Gone\n    ensure: absent\n'));
+      const r = await ws.cli(['apply', file, '--auto-approve']);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout).toContain('Apply complete: 1 applied, 0 failed, 0 skipped.');
+      expect(r.stdout).toMatch(/deleted: the delete failed \(DELETE \/api\/organizations\/\S+\/roles\/\S+ → 400[^)]*\), but re-read, the role is gone/);
+      expect(r.stdout).not.toContain('will not help');
       expect((await ws.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
     } finally {
       await proxy.close();

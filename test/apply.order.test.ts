@@ -4,6 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { orderWaves, type Orderable } from '../src/apply/order.js';
 import { dependencyCycle, flagOrder, type FlagChangeView } from '../src/resources/feature_flag/order.js';
+import { removalPairs } from '../src/plan/change-order.js';
+import type { ResourceKind } from '../src/resources/kind.js';
+import type { Execution, PlanResult } from '../src/plan/types.js';
 
 const c = (address: string, action: Orderable['action'], group = 'g'): Orderable => ({ address, action, group });
 const dependsOn = (id: number) => ({ groups: [{ properties: [{ key: String(id), type: 'flag', operator: 'flag_evaluates_to', value: true }] }] });
@@ -70,5 +73,38 @@ describe('orderWaves with chains', () => {
   it('runs a disable before a chain of deletes it holds up, whatever their action order', () => {
     const waves = orderWaves([c('base', 'delete'), c('middle', 'delete'), c('top', 'update')], [['middle', 'base'], ['top', 'middle']]);
     expect(waves).toEqual([['top'], ['middle'], ['base']]);
+  });
+});
+
+describe('removalPairs', () => {
+  // Any kind: what it refers to is declared (refersTo, reference sites, its parent), never named by the engine.
+  const target = { name: 'widget', parent: 'organization' } as unknown as ResourceKind;
+  const holder = { name: 'holder', parent: 'project', refersTo: [{ field: 'widget', kind: 'widget' }] } as unknown as ResourceKind;
+  const part = { name: 'part', parent: 'widget' } as unknown as ResourceKind;
+  const plan = (changes: Array<[string, 'create' | 'update' | 'delete', Execution]>): PlanResult => ({
+    plan: { changes: changes.map(([address, action]) => ({ address, action })) },
+    executions: new Map(changes.map(([address, , e]) => [address, e])),
+  }) as unknown as PlanResult;
+
+  it('runs a change that removes a reference, and a change inside the item, before the delete of the item', () => {
+    const result = plan([
+      ['widget', 'delete', { kind: target, scope: { organization: 'o', project: null }, identity: 'w', id: 'W1', values: {}, live: { id: 'W1' } }],
+      ['grant', 'delete', { kind: holder, scope: { organization: 'o', project: 7 }, identity: 'g', id: 'g', values: {}, live: { widget: 'W1' } }],
+      ['other', 'delete', { kind: holder, scope: { organization: 'o', project: 7 }, identity: 'h', id: 'h', values: {}, live: { widget: 'W2' } }],
+      ['member', 'delete', { kind: part, scope: { organization: 'o', project: null, parent: { kind: 'widget', key: 'w', id: 'W1' } }, identity: 'm', id: 'm', values: {}, live: {} }],
+    ]);
+    expect(removalPairs(result)).toEqual([['grant', 'widget'], ['member', 'widget']]);
+    const waves = orderWaves(result.plan.changes.map((ch) => c(ch.address, ch.action, ch.address)), removalPairs(result));
+    expect(waves).toEqual([['grant', 'other', 'member'], ['widget']]);
+  });
+
+  it('finds what is referred to by another field of its record than its id (`by`): a grant names a membership, the member is known by its user', () => {
+    const person = { name: 'person', parent: 'organization', liveId: () => 'user-1' } as unknown as ResourceKind;
+    const rule = { name: 'rule', parent: 'project', refersTo: [{ field: 'member', kind: 'person', by: 'id' }] } as unknown as ResourceKind;
+    const result = plan([
+      ['person', 'delete', { kind: person, scope: { organization: 'o', project: null }, identity: 'p', id: 'user-1', values: {}, live: { id: 'membership-9' } }],
+      ['rule', 'delete', { kind: rule, scope: { organization: 'o', project: 7 }, identity: 'r', id: 'r', values: {}, live: { member: 'membership-9' } }],
+    ]);
+    expect(removalPairs(result)).toEqual([['rule', 'person']]);
   });
 });

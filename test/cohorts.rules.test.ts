@@ -9,6 +9,7 @@ import type { DesiredItem, DesiredOrganization, DesiredState } from '../src/conf
 import { HogsyncError } from '../src/errors.js';
 import { liveStateOf, type LiveCollection } from '../src/plan/live.js';
 import { computePlan } from '../src/plan/planner.js';
+import { orderPairs } from '../src/plan/change-order.js';
 import { dropServerKeys } from '../src/plan/normalize.js';
 import type { LiveRecord } from '../src/resources/kind.js';
 import { kindByName } from '../src/resources/registry.js';
@@ -177,7 +178,7 @@ describe('the planner and cohorts', () => {
   it('orders a flag\'s change that stops targeting a cohort before that cohort\'s delete', () => {
     const d = desired([item('cohort', 'Staff', {}, { ensure: 'absent' }), item('feature_flag', 'staff-preview', { filters: { groups: [{ properties: [], rollout_percentage: 100 }] } })]);
     const r = computePlan(d, live({ cohorts: [cohort(1, 'Staff')], flags: [flag(10, 'staff-preview', targeting(1))] }), { baseUrl: 'https://api.test' });
-    expect(r.dependencies).toContainEqual([`feature_flag:${ORG}/111/staff-preview`, `cohort:${ORG}/111/Staff`]);
+    expect(orderPairs(r)).toContainEqual([`feature_flag:${ORG}/111/staff-preview`, `cohort:${ORG}/111/Staff`]);
   });
 
   it('refuses cohorts that include each other in a loop, at a declared one\'s line', () => {

@@ -157,7 +157,7 @@ feature_flags:
 
   it('never sends configuration-only fields to the API', () => {
     expect(Object.keys(fieldsFromSchema('project', ['id']))).not.toContain('alias');
-    expect(Object.keys(fieldsFromSchema('feature_flag', ['key']))).toEqual(['name', 'active', 'filters', 'ensure_experience_continuity', 'tags', 'archived', 'has_encrypted_payloads']);
+    expect(Object.keys(fieldsFromSchema('feature_flag', ['key']))).toEqual(['name', 'active', 'filters', 'ensure_experience_continuity', 'tags', 'archived', 'evaluation_runtime', 'has_encrypted_payloads']);
     expect(Object.keys(fieldsFromSchema('role', ['name']))).toEqual(['feature_flags_access_level']);
   });
 

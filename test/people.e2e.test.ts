@@ -157,6 +157,23 @@ describe('members, role members and project access', () => {
     const replanned = await ws.cli(['plan', out, '--detailed-exitcode']);
     expect(replanned.code, replanned.stdout + replanned.stderr).toBe(0);
 
+    // --kind names the kinds table's rows: roles with their members, members of the organization only.
+    const roles = ws.path('roles.yaml');
+    expect((await ws.cli(['export', '--organization', ORG, '--kind', 'roles', '--out', roles])).code).toBe(0);
+    const rolesOnly = parse(readFileSync(roles, 'utf8')) as { roles: Array<{ name: string; members?: string[] }>; members?: unknown };
+    expect(rolesOnly.members).toBeUndefined();
+    expect(rolesOnly.roles.find((r) => r.name === 'Engineers')?.members).toEqual(['alice@example.com']);
+    const members = ws.path('members.yaml');
+    expect((await ws.cli(['export', '--organization', ORG, '--kind', 'members', '--out', members])).code).toBe(0);
+    const membersOnly = parse(readFileSync(members, 'utf8')) as { roles?: unknown; members: Array<{ email: string }> };
+    expect(membersOnly.roles).toBeUndefined();
+    expect(membersOnly.members.map((m) => m.email)).toContain('alice@example.com');
+    const wrong = await ws.cli(['export', '--organization', ORG, '--kind', 'role_memberships']);
+    expect(wrong.code).toBe(1);
+    const listed = /--kind takes a key of the configuration: (.*); got/.exec(wrong.stderr)?.[1]?.split(', ') ?? [];
+    expect(listed).toContain('members');
+    expect(listed.length).toBe(new Set(listed).size);
+
     // show prints them as a file would declare them.
     const shown = await ws.cli(['show', `member:${ORG}/alice*`, `role_membership:${ORG}/Engineers/*`, `access:${ORG}/111/feature_flag/*`]);
     expect(shown.code, shown.stderr).toBe(0);
@@ -258,6 +275,23 @@ describe('members, role members and project access', () => {
     ]);
     const renamed = ws.write('renamed.yaml', config('roles:\n  - name: Builders\n    renamed_from: Engineers\n    members: [alice@example.com]\n'));
     expect(addresses(await planJson(renamed))).toEqual([`update role:${ORG}/Builders`]);
+  });
+
+  it('deleting a role with the grants to it (prune.access, or a grant written null) removes the grants first: one apply, then nothing to do', async () => {
+    await start();
+    const file = ws.write('hogsync.yaml', config(PEOPLE));
+    expect((await ws.cli(['apply', file, '--auto-approve'])).code).toBe(0);
+    const gone = ws.write('gone.yaml', config('roles:\n  - name: Support\n    members: [bob@example.com]\nprojects:\n  - id: 111\n    access:\n      default: member\n      roles: { Engineers: null }\n      members: { alice@example.com: admin }\nprune: { roles: true, access: true }\n'));
+    expect(addresses(await planJson(gone)).sort()).toEqual([
+      `delete access:${ORG}/111/feature_flag/default`, `delete access:${ORG}/111/feature_flag/role/Engineers`, `delete access:${ORG}/111/role/Engineers`, `delete role:${ORG}/Engineers`,
+    ]);
+    sent.length = 0;
+    const applied = await ws.cli(['apply', gone, '--auto-approve']);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout).not.toContain('will not help');
+    const writes = sent.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, 'ID')}`);
+    expect(writes.indexOf('DELETE /api/organizations/ID/roles/ID/')).toBe(writes.length - 1);
+    expect((await ws.cli(['plan', gone, '--detailed-exitcode'])).code).toBe(0);
   });
 
   it('examples/people-and-access converges against its seed: invites, role members, access; then plans empty', async () => {

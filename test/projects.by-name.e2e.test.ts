@@ -18,8 +18,8 @@ afterEach(async () => {
   await stopAllSandboxes();
 });
 
-async function start(seed: SeedDocument): Promise<void> {
-  sandbox = await inProcessSandbox({ seed });
+async function start(seed: SeedDocument, deletionDelaySeconds?: number): Promise<void> {
+  sandbox = await inProcessSandbox({ seed, ...(deletionDelaySeconds === undefined ? {} : { deletionDelaySeconds }) });
   ws = workspace(sandbox);
 }
 
@@ -118,6 +118,21 @@ describe('projects by name', () => {
     const allowed = await ws.cli(['apply', file, '--auto-approve', '--allow-delete', 'project/Old docs']);
     expect(allowed.code, allowed.stdout + allowed.stderr).toBe(0);
     expect(sandbox.store.snapshot().projects.find((p) => p.id === 12346 && p.is_pending_deletion !== true)).toBeUndefined();
+  });
+
+  it('a project pending deletion is gone for its name too: declaring that name again plans a new project', async () => {
+    // Deletion takes a while: the project stays listed (the list does not say it is pending) meanwhile.
+    await start({ organizations: [{ id: ORG, projects: [{ id: 12345, name: 'Web' }, { id: 12346, name: 'Old docs' }] }] } as SeedDocument, 600);
+    const gone = ws.write('gone.yaml', config('projects:\n  - name: Old docs\n    ensure: absent\n'));
+    expect((await ws.cli(['apply', gone, '--auto-approve', '--allow-delete', 'project/12346'])).code).toBe(0);
+    const again = ws.write('again.yaml', config('projects:\n  - name: Old docs\n    timezone: UTC\n    feature_flags:\n      - key: f\n        active: false\n'));
+    const r = await ws.cli(['plan', again, '--format', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(addresses(JSON.parse(r.stdout) as PlanJson)).toEqual([`create project:${ORG}/Old docs`, `create feature_flag:${ORG}/Old docs/f`]);
+    const applied = await ws.cli(['apply', again, '--auto-approve']);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(sandbox.store.snapshot().projects.filter((p) => p.name === 'Old docs' && p.is_pending_deletion !== true).map((p) => p.id === 12346)).toEqual([false]);
+    expect((await ws.cli(['plan', again, '--detailed-exitcode'])).code).toBe(0);
   });
 
   it('validate asks for an id or a name', async () => {

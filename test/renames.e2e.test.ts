@@ -15,7 +15,7 @@ beforeEach(async () => {
     seed: {
       organizations: [{
         id: ORG,
-        projects: [{ id: 12345, name: 'Web app', feature_flags: [{ key: 'checkout', name: 'Checkout', active: true, filters: { groups: [{ properties: [], rollout_percentage: 30 }] } }] }],
+        projects: [{ id: 12345, name: 'Web app', hog_functions: [{ name: 'Hook', type: 'destination', template_id: 'template-webhook', inputs: { url: { value: 'https://hooks.example.com/old' } } }], feature_flags: [{ key: 'checkout', name: 'Checkout', active: true, filters: { groups: [{ properties: [], rollout_percentage: 30 }] } }] }],
         roles: [{ name: 'Engineers', feature_flags_access_level: 37 }, { name: 'Support', feature_flags_access_level: 21 }],
       }],
     },
@@ -68,6 +68,35 @@ projects:
     const after = await flags();
     expect(after.map((f) => [f.id, f.key, f.filters.groups[0]!.rollout_percentage])).toEqual([[checkout!.id, 'checkout-v2', 50]]);
     // Renamed: the next plan is empty, renamed_from or not.
+    expect((await ws.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
+  });
+
+  it('renames a hog function with an input change in one apply: no false warning, shown by its name, then plan empty', async () => {
+    const before = (sandbox.store.snapshot().hog_functions as Array<{ id: string; name: string }>).find((f) => f.name === 'Hook');
+    const file = ws.write('h.yaml', config(`projects:
+  - id: 12345
+    hog_functions:
+      - name: Hook v2
+        renamed_from: Hook
+        type: destination
+        template_id: template-webhook
+        inputs: { url: { value: 'https://hooks.example.com/new' } }
+`));
+    const planned = await ws.cli(['plan', file, '--format', 'json']);
+    expect(planned.code, planned.stderr).toBe(0);
+    const plan = JSON.parse(planned.stdout) as { warnings: string[]; changes: { address: string; action: string; renamed_from?: string; fields: { path: string; before: unknown; after: unknown }[] }[] };
+    expect(plan.warnings.filter((w) => w.includes('not kept'))).toEqual([]);
+    expect(plan.changes.map((c) => [c.address, c.action, c.renamed_from, c.fields.map((f) => f.path)])).toEqual([
+      [`hog_function:${ORG}/12345/destination/Hook v2`, 'update', 'Hook', ['name', 'inputs']],
+    ]);
+    expect(plan.changes[0]?.fields[0]).toMatchObject({ before: 'Hook', after: 'Hook v2' });
+    const text = await ws.cli(['plan', file]);
+    expect(text.stdout).toContain('renamed in place from "Hook"');
+    expect(text.stdout).not.toContain('destination/Hook"');
+    const applied = await ws.cli(['apply', file, '--auto-approve']);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const after = (sandbox.store.snapshot().hog_functions as Array<{ id: string; name: string; inputs: { url: { value: string } } }>).find((f) => f.id === before?.id);
+    expect([after?.name, after?.inputs.url.value]).toEqual(['Hook v2', 'https://hooks.example.com/new']);
     expect((await ws.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
   });
 

@@ -47,6 +47,29 @@ describe('sandbox hog functions', () => {
     expect(((await c.get(H)).body as { results: Rec[] }).results.map((f) => f.name)).toEqual([]);
   });
 
+  it('answers 404 for a deleted function, as the real API (its viewset leaves deleted ones out), but to restore it; deleted flags, cohorts and actions still answer 200', async () => {
+    const made = await create(webhook('Gone soon'));
+    const at = `${H}${String(made.id)}/`;
+    expect((await c.patch(at, { deleted: true })).status).toBe(200);
+    expect((await c.get(at)).status).toBe(404);
+    expect((await c.patch(at, { name: 'Renamed' })).status).toBe(404);
+    expect((await c.patch(at, { deleted: false })).status).toBe(200);
+    expect((await c.get(at)).status).toBe(200);
+    expect((await c.patch(at, { deleted: true })).status).toBe(200);
+    // The others filter deleted ones out of their lists only.
+    for (const [path, body] of [
+      [`/api/projects/${P}/feature_flags/`, { key: 'gone-flag' }],
+      [`/api/projects/${P}/cohorts/`, { name: 'Gone cohort', filters: { properties: { type: 'AND', values: [] } } }],
+      [`/api/projects/${P}/actions/`, { name: 'Gone action' }],
+    ] as const) {
+      const r = await c.post(path, body);
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      const item = `${path}${String((r.body as Rec).id)}/`;
+      expect((await c.patch(item, { deleted: true })).status).toBe(200);
+      expect([path, (await c.get(item)).status]).toEqual([path, 200]);
+    }
+  });
+
   it('reads a secret input back as a marker, and keeps the stored value when the marker is sent', async () => {
     const made = await create({ name: 'Sendgrid', type: 'destination', template_id: 'template-sendgrid', inputs: { api_key: { value: 'SG.stored-secret-1234' }, email: { value: 'a@b.c' }, properties: { value: {} } } });
     expect((made.inputs as Rec).api_key).toEqual({ secret: true });

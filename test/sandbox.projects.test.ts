@@ -163,6 +163,15 @@ describe('sandbox projects', () => {
     expect(((await c.get(`${P}/`)).body as { count: number }).count).toBe(1);
   });
 
+  it('never gives a deleted project\'s id again (the real API never reuses ids): an old --allow-delete project/ID cannot name a new one', async () => {
+    expect((await c.delete(`${P}/12346/`)).status).toBe(204);
+    const made = await c.post(`${P}/`, { name: 'Next' });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect((made.body as Rec).id).toBe(12347);
+    expect((await c.delete(`${P}/12347/`)).status).toBe(204);
+    expect(((await c.post(`${P}/`, { name: 'After' })).body as Rec).id).toBe(12348);
+  });
+
   it('answers 404 for unknown organizations, projects and routes, and 405 for methods a path does not serve', async () => {
     const notFound = { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null };
     for (const path of [`${P}/99999/`, `${P}/abc/`, '/api/organizations/0190d1c4-0000-7000-8000-000000000000/projects/12345/',

@@ -52,8 +52,9 @@ export interface ApplyReport {
   /** Set when the applied changes could not be re-read: they are unverified (exit 1). */
   unverified?: string;
   /**
-   * Deletes that failed without a refusal (404, a 5xx, or no answer): a DELETE retried after a
-   * lost answer finds the item gone and may answer 404 or 500, so the re-read decides (verify.ts).
+   * Deletes that failed without a refusal of the key (a 400, 404, a 5xx, or no answer): a DELETE
+   * retried after a lost answer finds the item gone and may answer 404 or 500, and an item that
+   * went with another (a grant with its role) may answer 400, so the re-read decides (verify.ts).
    */
   uncertainDeletes?: readonly string[];
   /** Values sent per applied change, where they differ from the plan's (ids of items created first filled in): what verification compares. */
@@ -176,7 +177,9 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
       if (outcome.status === 'failed' && change.action === 'delete') {
         failedDeletes.add(conflictKey(execution));
         const status = isHogsyncError(error) ? error.request?.status : undefined;
-        if (isHogsyncError(error) && (error.code === 'network' || status === 404 || (status ?? 0) >= 500)) uncertainDeletes.push(change.address);
+        // Any answer but a refusal of the key: the re-read decides whether the item is gone (a grant
+        // whose role went meanwhile answers 400, yet nothing is left to do).
+        if (status !== 401 && status !== 403) uncertainDeletes.push(change.address);
       }
       finish(outcome);
     });

@@ -2,7 +2,7 @@
 // the program and for each verb), the API settings from flags and environment, and one
 // parser for numbers, so every bad value gets the same kind of one-line error.
 import type { Command } from 'commander';
-import { KINDS } from '../resources/registry.js';
+import { KINDS, kindKeys } from '../resources/registry.js';
 import { HogsyncError } from '../errors.js';
 import { DEFAULT_MAX_DELETE_PERCENT } from '../plan/limits.js';
 import type { SafetyOptions } from '../plan/safety.js';
@@ -123,7 +123,7 @@ export function projectOptions(raw: unknown): number[] {
 /** Repeated `--kind KEY` (the configuration's keys: projects, feature_flags, …), each once, checked against the kinds. */
 export function kindOptions(raw: unknown): string[] {
   const list = Array.isArray(raw) ? raw.map(String) : [];
-  const known = KINDS.map((k) => k.configKey);
+  const known = kindKeys(KINDS);
   for (const key of list) {
     if (!known.includes(key)) throw new HogsyncError('usage', `--kind takes a key of the configuration: ${known.join(', ')}; got ${JSON.stringify(key)}`);
   }

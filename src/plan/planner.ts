@@ -384,7 +384,7 @@ export class PlanBuilder {
         }
       }
       this.contradictions ??= contradiction(state.org, orgChanges.map((c) => c.change), this.kinds);
-      dependencies.push(...referenceOrder(orgChanges, state.refs));
+      dependencies.push(...referenceOrder(orgChanges));
       for (const { change, execution } of orgChanges) {
         changes.push(change);
         executions.set(change.address, execution);
@@ -632,7 +632,7 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
   const liveKey = kind.displayKey(identityOf(kind, record));
   const renamed = kind.matchKey(liveKey) !== kind.matchKey(item.key) ? liveKey : undefined;
   if (renamed !== undefined) {
-    fields.push({ path: kind.identityField, before: liveKey, after: item.key, sensitive: false });
+    fields.push({ path: kind.identityField, before: identityValue(kind, liveKey), after: identityValue(kind, item.key), sensitive: false });
     Object.assign(values, identityFieldsOf(kind, item.key));
   }
   for (const path in declared) {
@@ -662,8 +662,13 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
   }
   if (fields.length === 0) return null;
   const complete = kind.completeValues ? { ...values, ...kind.completeValues(values, record) } : values;
-  const change: Change = { ...changeBase(kind, scope, address, item), action: 'update', fields, ...declaredAtOf(item, fields.map((f) => f.path)), ...(renamed !== undefined ? { renamed_from: renamed } : {}) };
+  const change: Change = { ...changeBase(kind, scope, address, item), action: 'update', fields, ...declaredAtOf(item, fields.map((f) => f.path)), ...(renamed !== undefined ? { renamed_from: String(identityValue(kind, renamed)) } : {}) };
   return { change, execution: { ...executionTarget(kind, scope, item), id: kind.liveId(record), values: complete, live: record } };
+}
+
+/** An identity as the file writes its identity field (`renamed_from`): a hog function's name, not its TYPE/NAME key. */
+function identityValue(kind: ResourceKind, key: string): unknown {
+  return identityFieldsOf(kind, key)[kind.identityField] ?? key;
 }
 
 /** What a change says of its item; made for a change only (most items compared have none), as the two below. */
@@ -862,10 +867,10 @@ export class Matcher {
 
 /**
  * The order references ask of apply, as [before, after] address pairs: a create after the
- * creates whose ids it refers to, and a change of an item that refers to another now before
- * that other's delete. A cycle of creates (each waiting for another's id) is refused.
+ * creates whose ids it refers to (a change of an item that refers to another before that
+ * other's delete: src/plan/change-order.ts). A cycle of creates (each waiting for another's id) is refused.
  */
-function referenceOrder(entries: ReadonlyArray<{ change: Change; execution: Execution; after: string[] }>, refs: ReferenceIndex): Array<[string, string]> {
+function referenceOrder(entries: ReadonlyArray<{ change: Change; execution: Execution; after: string[] }>): Array<[string, string]> {
   const pairs: Array<[string, string]> = [];
   const waits = new Map<string, string[]>();
   for (const e of entries) {
@@ -875,19 +880,6 @@ function referenceOrder(entries: ReadonlyArray<{ change: Change; execution: Exec
   const cycle = findCycle(waits);
   if (cycle) {
     throw new HogsyncError('config', `${cycle.join(' → ')}: these items refer to each other by name and none exists yet, so none could be created first; create one without the reference, then add it`);
-  }
-  const deletes = new Map<string, string>();
-  for (const e of entries) {
-    if (e.change.action === 'delete') deletes.set(`${e.execution.kind.name}|${e.execution.scope.project ?? ''}|${String(e.execution.id)}`, e.change.address);
-  }
-  if (deletes.size === 0) return pairs;
-  for (const e of entries) {
-    const live = e.execution.live;
-    if (!live || !e.execution.kind.references) continue;
-    for (const t of refs.liveTargets(e.execution.kind, live)) {
-      const gone = deletes.get(`${t.kind}|${e.execution.scope.project ?? ''}|${String(t.id)}`);
-      if (gone !== undefined && gone !== e.change.address) pairs.push([e.change.address, gone]);
-    }
   }
   return pairs;
 }

@@ -241,16 +241,6 @@ export class ReferenceIndex {
       return name === undefined ? undefined : { [hit.site.kind]: name };
     });
   }
-
-  /** Live ids an item's live record holds at its sites: what it refers to now. */
-  liveTargets(kind: ResourceKind, record: LiveRecord): Array<{ kind: string; id: string | number }> {
-    const out: Array<{ kind: string; id: string | number }> = [];
-    for (const hit of hitsIn(kind.references ?? [], record)) {
-      const id = siteId(hit.value);
-      if (id !== undefined && !namedReference(hit.value)) out.push({ kind: hit.site.kind, id });
-    }
-    return out;
-  }
 }
 
 function setAt(value: unknown, path: ReadonlyArray<string | number>, next: unknown): unknown {

@@ -96,6 +96,18 @@ export interface ReferenceSite {
   as?: 'number' | 'string';
 }
 
+/**
+ * A live field that holds the API id of another kind's item (an access rule's `role`), where the
+ * file does not write it as a reference by name: the change that removes it runs before a delete
+ * of that item (the API refuses a rule for a role that is gone). `by`: the referred record's field
+ * that holds the id (default: its liveId).
+ */
+export interface LiveReference {
+  field: string;
+  kind: KindName;
+  by?: string;
+}
+
 export interface HttpCall { method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'; path: string; body?: Record<string, unknown> }
 
 export type LiveRecord = Record<string, unknown>;
@@ -353,6 +365,8 @@ export interface ResourceKind {
   readonly idPin?: boolean;
   /** Where the kind's fields accept references by name (see ReferenceSite). */
   readonly references?: readonly ReferenceSite[];
+  /** Live fields that hold another kind's id besides the reference sites (see LiveReference). */
+  readonly refersTo?: readonly LiveReference[];
   /** Why a missing item cannot be created, for the error naming it ("adopted by id, never created"). */
   readonly notCreated?: string;
   /**

@@ -49,3 +49,24 @@ export function parentKind(child: ResourceKind, kinds: Kinds = KINDS): ResourceK
 export function pruneKeys(kinds: Kinds = KINDS): string[] {
   return kinds.filter((k) => k.prunable).map((k) => k.configKey);
 }
+
+/**
+ * The key that names a kind on the command line (`export --kind`): the key of its row in the
+ * kinds table. A kind held by items of a kind that is not a project's (a role's `members`) is
+ * part of its parent's row, so `roles` names roles with their members, and `members` the
+ * organization's members only, although both write the file key `members`.
+ */
+export function kindKey(kind: ResourceKind, kinds: Kinds = KINDS): string {
+  const parent = parentKind(kind, kinds);
+  return parent && !parent.projectKind ? kindKey(parent, kinds) : kind.configKey;
+}
+
+/** The keys `--kind` takes, each once, in the kinds' order. */
+export function kindKeys(kinds: Kinds = KINDS): string[] {
+  return [...new Set(kinds.map((k) => kindKey(k, kinds)))];
+}
+
+/** The kinds the `--kind` keys name. */
+export function kindsOfKeys(keys: readonly string[], kinds: Kinds = KINDS): ResourceKind[] {
+  return kinds.filter((k) => keys.includes(kindKey(k, kinds)));
+}

@@ -26,6 +26,25 @@ export function uuidv7(now = Date.now()): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/**
+ * The next integer id of a kind. The real API never gives an id twice (its sequences only go
+ * up): an id is past every one the kind ever gave (its counter in `next_ids`, which never goes
+ * back, so a record removed does not free its id) and past every one its records hold now
+ * (`held`: records seeded with their own ids). An old `--allow-delete project/ID` never names a
+ * new project.
+ */
+export function nextIntegerId(counters: Record<string, number>, kind: string, floor = 1, held: Iterable<number> = []): number {
+  let id = Math.max(counters[kind] ?? 1, floor);
+  for (const h of held) if (h >= id) id = h + 1;
+  counters[kind] = id + 1;
+  return id;
+}
+
+/** Records an id given outside nextIntegerId (a seeded record's own id): it is never given again. */
+export function takeIntegerId(counters: Record<string, number>, kind: string, id: number): void {
+  counters[kind] = Math.max(counters[kind] ?? 1, id + 1);
+}
+
 export function personalApiKey(): string {
   return `phx_${base62(47)}`;
 }

@@ -8,7 +8,7 @@
 // and the kind's part of a seed (seed.ts).
 import { organizationOf, projectOf } from './routes/common.js';
 import { methodNotAllowed, notFound, validationError, type ApiError } from './errors.js';
-import { nowIso, uuidv7 } from './ids.js';
+import { nextIntegerId, nowIso, uuidv7 } from './ids.js';
 import { clone, type Json, type JsonObject } from './json.js';
 import { paginate } from './pagination.js';
 import type { Handler, Reply, RequestContext, Route } from './router.js';
@@ -148,6 +148,13 @@ export interface SandboxModel {
   delete: 'hard' | 'soft' | 'none';
   /** The field a soft delete sets true (`deleted`). */
   softDelete?: string;
+  /**
+   * With softDelete: what a GET or PATCH of a soft-deleted record answers. `found` (default) the
+   * record, where the viewset filters deleted ones out of its list only (flags, cohorts, actions);
+   * `gone` 404, where it filters them out of every action but the PATCH that restores one
+   * (hog functions: safely_get_queryset keeps deleted ones only for `deleted: false`).
+   */
+  softDeleted?: 'found' | 'gone';
   /** Writable fields and their rules; unknown fields of a body are ignored, as the API's serializers do. */
   fields: Readonly<Record<string, FieldModel>>;
   unique?: readonly UniqueRule[];
@@ -301,10 +308,7 @@ function checkUnique(model: SandboxModel, candidate: JsonObject, ctx: KindContex
 
 function nextId(model: SandboxModel, state: SandboxState): number | string {
   if (model.id === 'uuid') return uuidv7();
-  const ids = state.next_ids as unknown as Record<string, number>;
-  const id = ids[model.kind] ?? 1;
-  ids[model.kind] = id + 1;
-  return id;
+  return nextIntegerId(state.next_ids as unknown as Record<string, number>, model.kind);
 }
 
 function findIn(model: SandboxModel, ctx: KindContext): JsonObject {
@@ -312,6 +316,8 @@ function findIn(model: SandboxModel, ctx: KindContext): JsonObject {
   if (model.id === 'integer' && !/^\d{1,15}$/.test(raw)) throw notFound();
   const record = ctx.records().find((r) => String(r.id) === raw);
   if (!record) throw notFound();
+  if (model.softDeleted === 'gone' && isSoftDeleted(model, record)
+    && !(ctx.request.method === 'PATCH' && ctx.request.body[model.softDelete as string] === false)) throw notFound();
   return record;
 }
 

@@ -3,7 +3,7 @@
 // were modelled every user belonged to every organization (the sandbox user as owner, seed users
 // at their seed `level`): a state without them derives exactly that the first time it is asked,
 // so old state files and seeds keep meaning what they meant.
-import { nowIso, uuidv7 } from './ids.js';
+import { nextIntegerId, nowIso, uuidv7 } from './ids.js';
 import { clone, isObject, type JsonObject } from './json.js';
 import { LEVELS, type MembershipState, type SandboxState, type UserBasic } from './state.js';
 
@@ -44,7 +44,7 @@ export function removeMembership(state: SandboxState, m: MembershipState): void 
 
 /** A new user, numbered after the others (seed users, and invitees who accept). */
 export function addUser(state: SandboxState, email: string, firstName: string, lastName = ''): UserBasic {
-  const id = Math.max(state.user.id, ...state.users.map((u) => u.id)) + 1;
+  const id = nextIntegerId(state.next_ids as unknown as Record<string, number>, 'user', 1, [state.user.id, ...state.users.map((u) => u.id)]);
   const user: UserBasic = {
     id,
     uuid: `0190d1c4-6a1e-7c3d-8e4f-${String(id).padStart(12, '0')}`,

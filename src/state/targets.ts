@@ -54,7 +54,9 @@ export function plannedReads(desired: DesiredState, kinds: Kinds = KINDS): Colle
         if (kind.read === 'search') reads.push({ kind, scope, list: false, ids: [], searches: keys });
         else if (kind.abridgedList) {
           const items = itemsIn(org, kind, scope);
-          reads.push({ kind, scope, list: true, ids: [], details: [...items.map((i) => kind.matchKey(i.key)), ...items.flatMap((i) => (i.pin === undefined ? [] : [i.pin]))] });
+          // An item renamed_from another identity is compared with the live item of that one.
+          const details = items.flatMap((i) => [kind.matchKey(i.key), ...(i.renamedFrom === undefined ? [] : [kind.matchKey(i.renamedFrom)]), ...(i.pin === undefined ? [] : [i.pin])]);
+          reads.push({ kind, scope, list: true, ids: [], details });
         } else reads.push({ kind, scope, list: true, ids: keys });
       }
     }

@@ -6,7 +6,7 @@ import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SCHEMA_URL } from '../resources/schema.js';
 import { defaultExportKinds, readWorkspace } from '../state/workspace.js';
-import { KINDS } from '../resources/registry.js';
+import { KINDS, kindsOfKeys } from '../resources/registry.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
 
 export interface ExportRequest {
@@ -20,7 +20,7 @@ export interface ExportRequest {
   allFields?: boolean;
   /** Where the document will be written (undefined: stdout, read from the working directory). */
   outFile?: string;
-  /** `--kind`: the config keys of the kinds to write (none: every kind exported by default). */
+  /** `--kind`: the kinds table's keys of the kinds to write (none: every kind exported by default). */
   kinds?: string[];
 }
 
@@ -35,7 +35,7 @@ export function schemaReference(outFile: string | undefined): string {
 }
 
 export async function exportWorkspace(request: ExportRequest, settings: ApiSettings, observer: Observer = {}): Promise<ExportResult> {
-  const selected = request.kinds && request.kinds.length > 0 ? KINDS.filter((k) => request.kinds?.includes(k.configKey)) : defaultExportKinds();
+  const selected = request.kinds && request.kinds.length > 0 ? kindsOfKeys(request.kinds) : defaultExportKinds();
   const live = await withClient(settings, observer, (client) =>
     reading(client, 'workspace', observer, () => readWorkspace(client, request.organization, request.projects, settings.parallelism, KINDS, selected)));
   return exportDocument(live, { organization: request.organization, schemaId: schemaReference(request.outFile), validate: loadSchemaValidator(),

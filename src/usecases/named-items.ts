@@ -8,9 +8,9 @@
 import type { DesiredItem, DesiredOrganization, DesiredState } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
 import type { ApiPort } from '../http/port.js';
-import { identityOf, labelOf, type LiveRecord, type ResourceKind } from '../resources/kind.js';
+import { identityOf, labelOf, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import type { Kinds } from '../resources/registry.js';
-import { listRecords } from '../state/live-state.js';
+import { getRecord, listRecords } from '../state/live-state.js';
 import { printable } from '../util/printable.js';
 
 export async function resolveNamedItems(api: ApiPort, desired: DesiredState, kinds: Kinds): Promise<void> {
@@ -22,7 +22,7 @@ export async function resolveNamedItems(api: ApiPort, desired: DesiredState, kin
       const live = (await listRecords(api, kind, scope)).filter((r) => !kind.isGone(r));
       const toCreate: DesiredItem[] = [];
       for (const item of named) {
-        const record = byName(kind, live, item.key) ?? (item.renamedFrom === undefined ? undefined : byName(kind, live, item.renamedFrom));
+        const record = await byName(api, kind, scope, live, item.key) ?? (item.renamedFrom === undefined ? undefined : await byName(api, kind, scope, live, item.renamedFrom));
         if (record) adopt(kind, org, item, kind.displayKey(identityOf(kind, record)));
         else if (item.ensure === 'present') toCreate.push(item);
       }
@@ -38,10 +38,20 @@ export async function resolveNamedItems(api: ApiPort, desired: DesiredState, kin
   }
 }
 
-function byName(kind: ResourceKind, live: readonly LiveRecord[], name: string): LiveRecord | undefined {
+/**
+ * The live item of that name, if any. The list may not say that an item is gone (a project's
+ * list leaves out is_pending_deletion), so each one of the name is read whole first: one being
+ * deleted no longer claims its name (the API's refusal is shown if it still holds it).
+ */
+async function byName(api: ApiPort, kind: ResourceKind, scope: Scope, live: readonly LiveRecord[], name: string): Promise<LiveRecord | undefined> {
   const field = kind.nameField as string;
   const wanted = name.trim().toLowerCase();
-  const found = live.filter((r) => typeof r[field] === 'string' && (r[field] as string).trim().toLowerCase() === wanted);
+  const found: LiveRecord[] = [];
+  for (const r of live) {
+    if (typeof r[field] !== 'string' || (r[field] as string).trim().toLowerCase() !== wanted) continue;
+    const whole = await getRecord(api, kind, scope, kind.liveId(r));
+    if (whole && !kind.isGone(whole)) found.push(r);
+  }
   if (found.length > 1) {
     throw new HogsyncError('api', `the API lists ${found.length} ${kind.configKey.replace(/_/g, ' ')} named "${printable(name)}" (ids ${found.map((r) => String(kind.liveId(r))).join(', ')}): declare the one meant by its id`);
   }

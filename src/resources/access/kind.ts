@@ -172,6 +172,8 @@ export const access: ResourceKind = {
   listField: 'access_controls',
   canCreate: true,
   fields: { level: { compare: 'plain', sensitive: false } },
+  // A rule names its role and its membership by id: removed before either goes, or the API refuses its PUT.
+  refersTo: [{ field: 'role', kind: 'role' }, { field: 'organization_member', kind: 'member', by: 'id' }],
   entriesOf,
   writeEntries,
   createStatuses: [200],

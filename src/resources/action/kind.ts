@@ -55,7 +55,7 @@ export const action: ResourceKind = {
   renamable: true,
   get fields() { return fields(); },
   sandbox: () => import('./sandbox.js'),
-  unsetValues: { description: '', tags: [] },
+  unsetValues: { description: '', tags: [], post_to_slack: false, slack_message_format: '' },
   // The keys the API fills in as null (export leaves them out), and the one it computes.
   serverAddedKeys: { steps: ['tag_name', 'text', 'text_matching', 'href', 'href_matching', 'selector', 'url', 'event', 'properties'].map((k) => `[].${k}`) },
   computedKeys: { steps: ['[].selector_regex'] },

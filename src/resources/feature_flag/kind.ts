@@ -79,6 +79,8 @@ export const featureFlag: ResourceKind = {
     ? describeFlagFilters(before, after, { redacted: context.redacted })
     : undefined),
   normalizers: { filters: normalizeFilters, tags: normalizeTags },
+  // Export leaves out what the API gives a flag nobody set it for.
+  unsetValues: { evaluation_runtime: 'all' },
   secretFields: (declared, live) => (declared?.has_encrypted_payloads === true || live?.has_encrypted_payloads === true ? ['filters'] : []),
   secretParts: (field, value) => {
     const payloads = field === 'filters' && value !== null && typeof value === 'object' ? (value as { payloads?: unknown }).payloads : undefined;

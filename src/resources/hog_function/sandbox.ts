@@ -221,6 +221,8 @@ export const model: SandboxModel = {
   update: true,
   delete: 'soft',
   softDelete: 'deleted',
+  // A deleted function answers 404 (the viewset leaves deleted ones out but to restore one).
+  softDeleted: 'gone',
   fields: {},
   activity: { scope: 'HogFunction', name: (r) => String(r.name), ignored: ['project', 'secrets', 'updated_at', 'bytecode'] },
   hooks: {

@@ -136,7 +136,10 @@ function nameClash(view: ScopeView): ScopeCheck | undefined {
     const other = takers.get(name);
     if (other) return { error: `projects ${other.identity} and ${c.identity} of organization ${view.scope.organization} are both renamed to "${String(c.values.name).trim()}"${unique}` };
     takers.set(name, c);
-    if (freedNames.has(name)) continue;
+    // A project created by name is one no live project has (else it would be that one): a holder
+    // listed is one being deleted (the list does not say so), which may still hold the name or
+    // not; the API's refusal, if any, is shown.
+    if (freedNames.has(name) || c.action === 'create') continue;
     const holder = view.records.find((r) => r.id !== c.live?.id && nameKey(r.name) === name);
     if (holder) return { error: `project ${c.identity} of organization ${view.scope.organization} is renamed to "${String(c.values.name).trim()}", which project ${String(holder.id)} keeps${unique}: rename project ${String(holder.id)} in the same files, or choose another name` };
   }

@@ -17,7 +17,7 @@ import { NO_PERSONAL_KEYS, type Handler, type Reply, type RequestContext, type R
 import { FIRST_PROJECT_ID } from '../../sandbox/defaults.js';
 import { hasFeature } from '../../sandbox/features.js';
 import { intParam, organizationOf } from '../../sandbox/routes/common.js';
-import { liveEventsToken, nowIso, projectApiToken, uuidv7 } from '../../sandbox/ids.js';
+import { liveEventsToken, nextIntegerId, nowIso, takeIntegerId, projectApiToken, uuidv7 } from '../../sandbox/ids.js';
 import { clone, isObject, pyTypeName, type Json, type JsonObject } from '../../sandbox/json.js';
 import { LEVELS, type ProjectState, type SandboxState } from '../../sandbox/state.js';
 import {
@@ -254,6 +254,7 @@ export function newProject(id: number, organization: string, name: string): Proj
 /** A new project as the state's API version stores it (2026: without the fields it dropped). */
 export function newProjectFor(state: SandboxState, id: number, organization: string, name: string): ProjectState {
   const p = newProject(id, organization, name);
+  takeIntegerId(state.next_ids as unknown as Record<string, number>, 'project', id);
   if (projectsDropSlack(state)) for (const f of DROPPED_IN_2026) delete p[f];
   return p;
 }
@@ -457,7 +458,8 @@ function createProject(ctx: KindContext): Reply {
     || (!hasFeature(organization, 'organizations_projects') && present.some((p) => p.is_demo !== true))) throw permissionDenied(PROJECT_LIMIT_REACHED);
   requireField(body, 'name');
   const changes = validateProjectPatch(body);
-  const project = newProjectFor(state, Math.max(FIRST_PROJECT_ID - 1, ...state.projects.map((p) => p.id)) + 1, organization.id, '');
+  const id = nextIntegerId(state.next_ids as unknown as Record<string, number>, 'project', FIRST_PROJECT_ID, state.projects.map((p) => p.id));
+  const project = newProjectFor(state, id, organization.id, '');
   checkProjectPatch(state, project, changes, LEVELS.owner);
   applyProjectPatch(state, project, changes);
   state.projects.push(project);
