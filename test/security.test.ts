@@ -355,6 +355,34 @@ describe('the CLI refuses plain http:// to a host that is not loopback', () => {
   });
 });
 
+describe('a base URL with credentials is refused at once, and the message never repeats them', () => {
+  let ws: Workspace;
+  const key = canary('phx_cred_canary_');
+  const password = canary('pw');
+  beforeAll(() => {
+    ws = workspace({ baseUrl: 'https://unused.invalid', apiKey: key });
+    ws.write('h.yaml', config('roles:\n  - name: Support\n'));
+  });
+  afterAll(() => ws.remove());
+
+  it('from --base-url and from HOGSYNC_BASE_URL, for every command that talks to the API (nothing written, nothing asked)', async () => {
+    const url = `https://deploy:${password}@eu.posthog.example`;
+    const verbs: string[][] = [['plan', 'h.yaml', '--out', 'plan.json'], ['apply', 'h.yaml', '--auto-approve'], ['drift', 'h.yaml'], ['export'], ['show', 'role:*']];
+    const runs = await Promise.all(verbs.flatMap((args) => [
+      ws.cli([...args, '--base-url', url]).then((r) => ({ from: '--base-url', args, r })),
+      ws.cli(['--base-url=' + url, ...args]).then((r) => ({ from: '--base-url', args, r })),
+      ws.cli(args, { HOGSYNC_BASE_URL: url }).then((r) => ({ from: 'HOGSYNC_BASE_URL', args, r })),
+    ]));
+    for (const { from, args, r } of runs) {
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 1, stdout: '' });
+      expect(oneLine(r)).toBe(`error: the base URL set by ${from} contains credentials (user:password@ before the host): remove them, it must be an origin such as https://eu.posthog.example; the API key comes only from HOGSYNC_API_KEY`);
+      expect(r.stderr).not.toContain('deploy');
+    }
+    expect(() => readFileSync(ws.path('plan.json'))).toThrow();
+    expectNoSecret(runs.flatMap(({ args, r }) => [{ label: `${args.join(' ')}: stdout`, text: r.stdout }, { label: `${args.join(' ')}: stderr`, text: r.stderr }]), [password, key]);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // 3. `next` links to another origin: their path and query only, asked of the configured origin.
 // ---------------------------------------------------------------------------------------------
