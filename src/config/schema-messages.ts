@@ -142,6 +142,8 @@ function explain(e: ErrorObject, ctx: MessageContext): SchemaIssue {
     case 'type': {
       const types = Array.isArray(p.type) ? (p.type as string[]) : String(p.type).split(',');
       let msg = `must be ${orList(typeList(types))}${got}`;
+      const hint = schemaAt(seg)?.node['x-hint'];
+      if (hint) msg += `: ${hint.split('{key}').join(String(seg[seg.length - 1] ?? ''))}`;
       if (!secret && types.includes('string') && typeof value === 'number' && quotingFits(seg, String(value))) {
         msg += ` (write it in quotes: "${String(value)}")`;
       }

@@ -274,7 +274,7 @@ export function exportDocument(live: LiveState, options: ExportOptions): ExportR
       // Nothing secret to stand in for: null and "" are written as they are.
       if (!(spec.sensitive || secretFields.includes(field)) || value === undefined || value === null || value === '') continue;
       // Secrets inside a field (a flag's payloads) are replaced one by one; the rest stays readable.
-      const parts = entry.kind.secretParts?.(field, value) ?? [[]];
+      const parts = entry.kind.secretParts?.(field, value, entry.record) ?? [[]];
       for (const part of parts) {
         const name = namer.name(entry.kind.name, entry.key, [field, ...part].join('_'));
         entry.secrets.push({ at: [field, ...part], name });

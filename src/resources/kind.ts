@@ -250,6 +250,12 @@ export interface CompanionRead {
 /** What a kind's hooks see of its companions' answers (CompanionRead), by name. */
 export type Companions = Readonly<Record<string, unknown>>;
 
+/** The declared fields and the live record of the item a field is compared for. */
+export interface ComparedItem {
+  declared?: Record<string, unknown>;
+  record?: LiveRecord;
+}
+
 /** What a kind decides for a declared item that has no live record yet (see ResourceKind.prepareCreate). */
 export type PreparedCreate =
   | { values: Record<string, unknown> }
@@ -490,7 +496,13 @@ export interface ResourceKind {
    * function's secret inputs, which the API reads back only as `{"secret": true}`). Runs before
    * the field's normalizer, if any.
    */
-  readonly comparedTogether?: Readonly<Record<string, (declared: unknown, live: unknown) => [unknown, unknown]>>;
+  readonly comparedTogether?: Readonly<Record<string, (declared: unknown, live: unknown, item?: ComparedItem) => [unknown, unknown]>>;
+  /**
+   * Mapping fields shown key by key (a hog function's `inputs`: `inputs.url`, `inputs.token`),
+   * each with the keys that are write-only secrets of the item (never shown, never compared
+   * unless resent).
+   */
+  readonly keyedFields?: Readonly<Record<string, (declared: Record<string, unknown> | undefined, live: LiveRecord | undefined) => ReadonlySet<string>>>;
   /**
    * Optional: items whose order in the files sets a field (transformations run in
    * `execution_order`): where none of them declares the field, each gets its rank (1, 2, …)
@@ -506,7 +518,7 @@ export interface ResourceKind {
    * `payloads.true`): export puts a placeholder at each, so the rest stays readable. Default:
    * the whole field.
    */
-  secretParts?(field: string, value: unknown): string[][];
+  secretParts?(field: string, value: unknown, record?: LiveRecord): string[][];
   /** Records the default list leaves out: matched to declared items, never unmanaged or pruned. */
   readonly heldBack?: HeldBack;
   /** Values a change must carry besides the changed ones (a flag archived must also be disabled). */

@@ -16,7 +16,7 @@
 //   - `bytecode` (of inputs, filters, masking) and an input's `order` and `transpiled` are
 //     computed; `hog` comes back trimmed; deleted with PATCH {"deleted": true} (DELETE is 405);
 //   - at most 20 enabled transformations per project: a plan warning before apply meets it.
-import type { EntryProblem, LiveRecord, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
+import type { ComparedItem, EntryProblem, LiveRecord, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
 import { resendSecrets } from '../write-only.js';
 import { templateById, type InputSchema } from './templates.js';
@@ -81,12 +81,24 @@ function normalizeFilters(value: unknown): unknown {
   return out;
 }
 
-/** A secret input the API answers as `{"secret": true}` compares equal to any declared value, unless resent. */
-function compareInputs(declared: unknown, live: unknown): [unknown, unknown] {
-  if (!isObj(declared) || !isObj(live) || resendSecrets()) return [declared, live];
+/**
+ * A secret input is never compared, whatever the API answers for it (its marker, or a value in
+ * clear): the declared one takes the live one's place. With --resend-secrets every secret the
+ * API holds counts as changed (it is sent again), and is still never compared to what it answered.
+ */
+function compareInputs(declared: unknown, live: unknown, item?: ComparedItem): [unknown, unknown] {
+  if (!isObj(declared) || !isObj(live)) return [declared, live];
+  const secrets = secretInputs(item?.declared, item?.record);
+  for (const [k, v] of Object.entries(live)) if (isSecretMarker(v)) secrets.add(k);
+  if (secrets.size === 0) return [declared, live];
   const d: Obj = { ...declared };
-  for (const [k, v] of Object.entries(live)) if (isSecretMarker(v) && k in d) d[k] = v;
-  return [d, live];
+  const l: Obj = { ...live };
+  for (const k of secrets) {
+    if (!(k in l)) continue;
+    if (resendSecrets()) l[k] = { secret: true };
+    else if (k in d) d[k] = l[k];
+  }
+  return [d, l];
 }
 
 /** Property filters of the function, its events and its actions, checked as a flag's are (each value's shape for its operator). */
@@ -117,6 +129,8 @@ export function validateHogFunctionEntry(entry: Obj): EntryProblem[] {
   if (entry.ensure === 'absent') return problems;
   for (const s of schema) {
     const input = inputs[s.key];
+    // Written without { value: … }: the schema's message says how to write it; "required" would only repeat it.
+    if (input !== undefined && input !== null && !isObj(input)) continue;
     const value = isObj(input) ? input.value : undefined;
     if (s.required && (value === undefined || value === null || value === '') && s.default === undefined) {
       problems.push({ path: ['inputs'], at: 'key', message: `input "${s.key}" is required by ${whose}: the API would refuse the function ("This field is required.")` });
@@ -188,14 +202,19 @@ export const hogFunction: ResourceKind = {
   unsetValues: { description: '', mappings: null, masking: null, filters: {} },
   normalizers: { inputs: normalizeInputs, filters: normalizeFilters, hog: (v) => (typeof v === 'string' ? v.trim() : v), masking: (v) => (isObj(v) ? Object.fromEntries(Object.entries(v).filter(([k, x]) => k !== 'bytecode' && x !== null)) : v ?? null) },
   comparedTogether: { inputs: compareInputs },
+  // Each input by its own path (inputs.url, inputs.token): a secret one never hides the others' changes.
+  keyedFields: { inputs: secretInputs },
   writeOnlyFields: ['inputs'],
   // Transformations run in execution_order, which the files' order sets where none declares it.
   orderedBy: { field: 'execution_order', among: (key) => key.startsWith('transformation/') },
   secretFields: (declared, live) => (secretInputs(declared, live).size > 0 ? ['inputs'] : []),
   // Export writes each secret input (read back as a marker, kept as {} once its marker is dropped) as a placeholder.
-  secretParts: (field, value) => (field === 'inputs' && isObj(value)
-    ? Object.entries(value).filter(([, v]) => isSecretMarker(v) || (isObj(v) && Object.keys(v).length === 0)).map(([k]) => [k, 'value'])
-    : [[]]),
+  // A secret input is one however the API answers it (in clear too): the schema says which.
+  secretParts: (field, value, record) => {
+    if (field !== 'inputs' || !isObj(value)) return [[]];
+    const secrets = secretInputs(undefined, record);
+    return Object.entries(value).filter(([k, v]) => secrets.has(k) || isSecretMarker(v) || (isObj(v) && Object.keys(v).length === 0)).map(([k]) => [k, 'value']);
+  },
   // Made from a template: its template_id and inputs (the API copied the template's hog and inputs
   // schema; written out they would only repeat it). Empty filters and no order say nothing.
   exported: (record, data) => {
@@ -226,7 +245,9 @@ export const hogFunction: ResourceKind = {
     // Inputs are replaced whole: a secret stays as stored (its marker sent back) unless resent.
     if (isObj(body.inputs) && !resendSecrets()) {
       const secrets = secretInputs(undefined, live);
-      body.inputs = Object.fromEntries(Object.entries(body.inputs).map(([k, v]) => [k, secrets.has(k) ? { secret: true } : v]));
+      const held = isObj(live?.inputs) ? live.inputs : {};
+      // A secret the API holds stays as stored; one it holds none of yet is sent.
+      body.inputs = Object.fromEntries(Object.entries(body.inputs).map(([k, v]) => [k, secrets.has(k) && k in held ? { secret: true } : v]));
     }
     return { method: 'PATCH', path: hogFunction.itemPath(s, id), body };
   },
