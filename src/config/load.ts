@@ -75,7 +75,9 @@ export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = proce
     // The kinds' own rules (a flag's variants, payloads, operators), where the schema found nothing.
     for (const issue of checkEntries(interpolated.data)) {
       if (under(issue.pointer, failed) || under(issue.pointer, reported)) continue;
-      problems.push({ position: position(issue.pointer, issue.at === 'key'), message: issue.message });
+      // A literal's warning (a secret written in the file) holds only where no ${env:…} gave the value.
+      if (issue.warning === 'literal' && [...interpolated.sources.keys()].some((p) => p === issue.pointer || p.startsWith(`${issue.pointer}/`) || issue.pointer.startsWith(`${p}/`))) continue;
+      (issue.warning ? warnings : problems).push({ position: position(issue.pointer, issue.at === 'key'), message: issue.message });
     }
     for (const w of interpolated.warnings) warnings.push({ position: position(w.pointer), message: w.message });
     for (const w of deprecatedFields(interpolated.data)) warnings.push({ position: position(w.pointer, true), message: w.message });
@@ -95,9 +97,12 @@ export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = proce
 function registerSensitiveValues(organizations: DesiredState['organizations']): void {
   // Per kind, its sensitive fields: most kinds have none, and a workspace may declare 20 000 items.
   const sensitive = new Map(KINDS.map((k) => [k.name, Object.keys(k.fields).filter((f) => k.fields[f]?.sensitive)]));
+  const secretValuesOf = new Map(KINDS.flatMap((k) => (k.secretValues ? [[k.name, k.secretValues.bind(k)] as const] : [])));
   for (const org of organizations) {
     for (const item of org.items) {
       for (const name of sensitive.get(item.kind) ?? []) if (Object.prototype.hasOwnProperty.call(item.fields, name)) registerSecret(item.fields[name]);
+      const values = secretValuesOf.get(item.kind);
+      if (values && item.ensure === 'present') registerSecret(values(item.fields));
     }
   }
 }

@@ -6,6 +6,7 @@
 // is one module and one line in src/resources/registry.ts.
 import type { ActivitySpec, DescribeContext, DescribedLine } from './describe.js';
 import type { SandboxModel } from '../sandbox/kind-model.js';
+import type { FilePosition } from '../errors.js';
 
 export type { ActivitySpec, DescribeContext, DescribedLine } from './describe.js';
 
@@ -101,6 +102,19 @@ export interface HttpCall { method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type LiveRecord = Record<string, unknown>;
 
 /** The part of the API port a kind's hooks may call (src/http/port.ts has the whole port). */
+/** What a kind's prepare sees of a declared item. */
+export interface PreparedItem {
+  fields: Record<string, unknown>;
+  ensure: 'present' | 'absent';
+  project: number | null;
+  /** Fields (and keys of keyed fields: `inputs.token`) whose value came through ${env:…}. */
+  interpolated: readonly string[];
+  position: FilePosition;
+}
+
+/** A message at a line of the files. */
+export interface Located { position: FilePosition; message: string }
+
 export interface KindPort {
   request<T = unknown>(method: HttpCall['method'], path: string, options?: { body?: unknown; okStatuses?: number[]; idempotent?: boolean }): Promise<{ status: number; body: T }>;
 }
@@ -223,6 +237,11 @@ export interface EntryProblem {
   message: string;
   /** The value at the path (default), or its key (an unknown or misplaced key). */
   at?: 'key' | 'value';
+  /**
+   * A warning, not an error: 'always', or 'literal' for one that holds only where the value was
+   * written in the file (a secret input's literal value), not where it came through ${env:…}.
+   */
+  warning?: 'always' | 'literal';
 }
 
 /** What a create answered that the user must see: fields of the apply report, and lines for people. */
@@ -468,6 +487,12 @@ export interface ResourceKind {
    * warning of the plan (the hook words it), never an error.
    */
   preview?(input: PreviewInput, port: KindPort): Promise<PreviewResult | undefined>;
+  /**
+   * Optional: what the kind reads of the API, once per run before anything is planned, to check,
+   * mask and compare its declared items (a hog function's template schemas, for templates hogsync
+   * does not carry). Answers plan errors and warnings, each at the line of the item concerned.
+   */
+  prepare?(items: readonly PreparedItem[], port: KindPort): Promise<{ problems: Located[]; warnings: Located[] }>;
   /** Optional: what a create answered that the user must see (a proxy record's CNAME target). */
   created?(record: LiveRecord, identity: string): CreatedReport | undefined;
   /** Where the API's activity log keeps this kind's changes (drift attribution); absent when it keeps none. */
@@ -511,6 +536,8 @@ export interface ResourceKind {
   readonly orderedBy?: { field: string; among(key: string): boolean };
   /** Fields whose secrets the API never reads back (a hog function's inputs): plans say `(sensitive, write-only)`. */
   readonly writeOnlyFields?: readonly string[];
+  /** Values inside the declared fields that are secrets however written (a hog function's secret inputs): masked in all output. */
+  secretValues?(fields: Record<string, unknown>): unknown[];
   /** Fields that hold secrets because of the item's other values (a flag with encrypted payloads). */
   secretFields?(declared: Record<string, unknown> | undefined, live: LiveRecord | undefined): readonly string[];
   /**

@@ -29,6 +29,7 @@ import { runPreviews } from './previews.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
 import { resolveOrganizations } from './organizations.js';
 import { resolveNamedItems } from './named-items.js';
+import { prepareKinds } from './prepare-kinds.js';
 import { nextTurnAhead } from '../util/turns.js';
 
 export interface PlanRequest {
@@ -66,6 +67,7 @@ export async function planWith(client: ApiClient, desired: DesiredState, setting
   try {
     await resolveOrganizations(client, desired);
     await resolveNamedItems(client, desired, request.kinds ?? KINDS);
+    await prepareKinds(client, desired, request.kinds ?? KINDS);
     return await readAndPlan(client, desired, settings, request, observer);
   } catch (err) {
     throw err instanceof UnknownOrganization ? declaredHere(err, desired) : err;

@@ -20,6 +20,7 @@ import type { ComparedItem, EntryProblem, LiveRecord, ResourceKind, Scope, Scope
 import { fieldsFromSchema, lazy } from '../schema.js';
 import { resendSecrets } from '../write-only.js';
 import { templateById, type InputSchema } from './templates.js';
+import { learnTemplates, literalSecretWarning } from './learn-templates.js';
 import { suggest } from '../../config/suggest.js';
 import { propertyValueProblems } from '../feature_flag/rules.js';
 
@@ -81,6 +82,31 @@ function normalizeFilters(value: unknown): unknown {
   return out;
 }
 
+/** The schema of a function: the file's (its own, or its template's), else the one the API answered. */
+function schemaOf(declared: Obj | undefined, live: LiveRecord | undefined): InputSchema[] {
+  return declaredSchema(declared) ?? (Array.isArray(live?.inputs_schema) ? live.inputs_schema as InputSchema[] : []);
+}
+
+/** Required inputs with a default: the API refuses a function without them, and hogsync completes them. */
+function defaultedInputs(declared: Obj | undefined, live: LiveRecord | undefined): string[] {
+  return schemaOf(declared, live).filter((s) => s.required === true && s.default !== undefined).map((s) => s.key);
+}
+
+/**
+ * Inputs as sent (the API replaces them whole): every declared one, and each required input the
+ * file leaves out completed by the schema, with what the API holds for it, else its default.
+ */
+function completeInputs(values: Obj, live: LiveRecord | undefined): Obj {
+  if (!isObj(values.inputs)) return {};
+  const held = isObj(live?.inputs) ? live.inputs : {};
+  const inputs: Obj = {};
+  for (const s of schemaOf(values, live)) {
+    if (s.key in values.inputs || s.required !== true || s.default === undefined) continue;
+    inputs[s.key] = isObj(held[s.key]) && !isSecretMarker(held[s.key]) ? { value: (held[s.key] as Obj).value } : { value: s.default };
+  }
+  return Object.keys(inputs).length === 0 ? {} : { inputs: { ...inputs, ...values.inputs } };
+}
+
 /**
  * A secret input is never compared, whatever the API answers for it (its marker, or a value in
  * clear): the declared one takes the live one's place. With --resend-secrets every secret the
@@ -90,9 +116,10 @@ function compareInputs(declared: unknown, live: unknown, item?: ComparedItem): [
   if (!isObj(declared) || !isObj(live)) return [declared, live];
   const secrets = secretInputs(item?.declared, item?.record);
   for (const [k, v] of Object.entries(live)) if (isSecretMarker(v)) secrets.add(k);
-  if (secrets.size === 0) return [declared, live];
   const d: Obj = { ...declared };
   const l: Obj = { ...live };
+  // A required input the file leaves out is completed (its default, or what the API holds): not compared.
+  for (const k of defaultedInputs(item?.declared, item?.record)) if (!(k in d) && k in l) d[k] = l[k];
   for (const k of secrets) {
     if (!(k in l)) continue;
     if (resendSecrets()) l[k] = { secret: true };
@@ -128,6 +155,11 @@ export function validateHogFunctionEntry(entry: Obj): EntryProblem[] {
   }
   if (entry.ensure === 'absent') return problems;
   for (const s of schema) {
+    // A secret is secret however it is written: a literal is masked too, and belongs in the environment.
+    const given = inputs[s.key];
+    if (s.secret === true && isObj(given) && given.value !== undefined && given.value !== null && given.value !== '') {
+      problems.push({ path: ['inputs', s.key, 'value'], warning: 'literal', message: literalSecretWarning(s.key, whose) });
+    }
     const input = inputs[s.key];
     // Written without { value: … }: the schema's message says how to write it; "required" would only repeat it.
     if (input !== undefined && input !== null && !isObj(input)) continue;
@@ -229,7 +261,14 @@ export const hogFunction: ResourceKind = {
     if (out.execution_order === null) delete out.execution_order;
     return out;
   },
+  completeValues: completeInputs,
   validateEntry: validateHogFunctionEntry,
+  // The values of its secret inputs (of a template hogsync carries, or its own schema): masked in everything written.
+  secretValues: (fields) => {
+    const inputs = isObj(fields.inputs) ? fields.inputs : {};
+    return secretKeysOf(declaredSchema(fields)).map((k) => (isObj(inputs[k]) ? (inputs[k] as Obj).value : undefined));
+  },
+  prepare: (items, port) => learnTemplates(items, port, (entry) => validateHogFunctionEntry(entry).filter((p) => !p.warning)),
   check,
   createStatuses: [201],
   deleteStatuses: [200],
