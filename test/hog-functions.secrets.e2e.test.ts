@@ -20,6 +20,8 @@ const TOKEN = 'tok_9f3c1a7e52b8d04c6e';
 const TOKEN2 = 'tok_27d5b0e91c4f8a36b1';
 const SG_KEY = 'SG.secret-3e8a41c07b9d52f6';
 const CLEAR = 'SG.answered-in-clear-5c0e7a9d';
+const CIO_TOKEN = 'cio-token-literal-8d2f61a4b7';
+const SG_LITERAL = 'SG.literal-in-file-4a7c29e1';
 
 let sandbox: SandboxHandle;
 let ws: Workspace;
@@ -159,11 +161,57 @@ describe('hog function secrets', () => {
     expect(r.stderr).not.toContain('"api_key" is required');
   });
 
+  it('reads the schema of a template hogsync does not carry from the API (once per template): masks, checks and completes by it', async () => {
+    const cio = (name: string, token: string) => `      - name: ${name}
+        type: destination
+        template_id: template-customerio
+        inputs:
+          site_id: { value: "site-1" }
+          token: { value: "${token}" }
+          identifiers: { value: { email: "{person.properties.email}" } }
+`;
+    const path = ws.write('cio/hogsync.yaml', config(`projects:\n  - id: ${P}\n    hog_functions:\n${cio('CIO literal', CIO_TOKEN)}${cio('CIO env', '\${env:SG_KEY}')}`));
+    sandbox.stats.byRoute = {};
+    const json = await cli('plan cio json', ['plan', path, '--format', 'json', '--out', ws.path('cio/plan.json')]);
+    expect(json.code, json.stderr).toBe(0);
+    jsonOutputs.push({ label: 'plan cio --out', text: readFileSync(ws.path('cio/plan.json'), 'utf8') });
+    expect(sandbox.stats.byRoute['GET /api/projects/:project/hog_function_templates/:template_id/']).toBe(1);
+    const plan = JSON.parse(json.stdout) as PlanJson & { warnings: string[] };
+    for (const change of plan.changes) {
+      expect(change.fields.find((f) => f.path === 'inputs.token')).toEqual({ path: 'inputs.token', before: null, after: '(sensitive)', sensitive: true, write_only: true });
+    }
+    // A literal secret is masked, and belongs in the environment; one from the environment is not warned about.
+    expect(plan.warnings.filter((w) => w.includes('"token" is secret'))).toEqual([
+      expect.stringMatching(/^.*cio\/hogsync\.yaml:\d+:\d+: inputs\.token\.value: input "token" is secret \(template template-customerio\) and written as a literal/),
+    ]);
+    // Completed by the schema (its required host has a default), created, and planned empty.
+    const applied = await cli('apply cio', ['apply', path, '--auto-approve']);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect((await cli('plan cio again', ['plan', path, '--detailed-exitcode'])).code).toBe(0);
+    // Checked by the schema: a required input left out is a plan error before anything is sent.
+    const missing = ws.write('cio/missing.yaml', config(`projects:\n  - id: ${P}\n    hog_functions:\n      - name: CIO bare\n        type: destination\n        template_id: template-customerio\n        inputs: { site_id: { value: s } }\n`));
+    const refused = await cli('plan cio missing', ['plan', missing]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/missing\.yaml:5:9: inputs: input "token" is required by template template-customerio/);
+  });
+
+  it('a template neither hogsync nor the API knows is a plan error at its function, naming the nearest id; validate warns of a literal secret', async () => {
+    const path = ws.write('typo/hogsync.yaml', config(`projects:\n  - id: ${P}\n    hog_functions:\n      - name: Typo\n        type: destination\n        template_id: template-customeri\n      - name: Literal\n        type: destination\n        template_id: template-sendgrid\n        inputs:\n          api_key: { value: "${SG_LITERAL}" }\n          email: { value: x }\n          properties: { value: {} }\n`));
+    const plan = await cli('plan typo', ['plan', path]);
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('typo/hogsync.yaml:5:9: template_id: "template-customeri" is a template neither hogsync nor the API knows (the API would refuse to create the function): did you mean "template-customerio"?');
+    const validate = await cli('validate literal', ['validate', path]);
+    expect(validate.code, validate.stderr).toBe(0);
+    expect(validate.stderr).toMatch(/typo\/hogsync\.yaml:12:\d+: warning: inputs\.api_key\.value: input "api_key" is secret \(template template-sendgrid\) and written as a literal: it is masked, but it belongs in the environment/);
+  });
+
   it('every JSON output parses, and no secret appears in anything printed or written', () => {
     for (const { label, text } of jsonOutputs) expect(() => JSON.parse(text), `${label}: ${text}`).not.toThrow();
     expect(jsonOutputs.length).toBeGreaterThanOrEqual(6);
     const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
-    for (const f of files(ws.dir)) outputs.push({ label: f, text: readFileSync(f, 'utf8') });
-    expectNoSecret(outputs, [TOKEN, TOKEN2, SG_KEY, CLEAR]);
+    // The files that write a literal secret on purpose aside, everything hogsync wrote.
+    const literal = [join('cio', 'hogsync.yaml'), join('typo', 'hogsync.yaml')];
+    for (const f of files(ws.dir)) if (!literal.some((l) => f.endsWith(l))) outputs.push({ label: f, text: readFileSync(f, 'utf8') });
+    expectNoSecret(outputs, [TOKEN, TOKEN2, SG_KEY, CLEAR, CIO_TOKEN, SG_LITERAL]);
   });
 });
