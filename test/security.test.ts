@@ -146,6 +146,9 @@ const ENDPOINTS: Endpoint[] = [
       { method: 'DELETE', pattern: `${pattern}:id/`, path: (ids) => `${list}${ids.hog}/`, scope: 'hog_function:write' },
     ];
   }),
+  // Hog function templates (their inputs schemas), read with the functions' scope.
+  { method: 'GET', pattern: '/api/projects/:project/hog_function_templates/', path: () => `/api/projects/${PROJECT}/hog_function_templates/`, scope: 'hog_function:read' },
+  { method: 'GET', pattern: '/api/projects/:project/hog_function_templates/:template_id/', path: () => `/api/projects/${PROJECT}/hog_function_templates/template-webhook/`, scope: 'hog_function:read' },
   { method: 'GET', pattern: '/api/organizations/', path: () => '/api/organizations/', scope: 'organization:read' },
   { method: 'GET', pattern: '/api/organizations/:org/', path: () => `/api/organizations/${ORG}/`, scope: 'organization:read' },
   { method: 'GET', pattern: '/api/users/@me/', path: () => '/api/users/@me/', scope: 'user:read' },
