@@ -132,6 +132,31 @@ describe('hog function secrets', () => {
     expect((await cli('plan after input', ['plan', path, '--detailed-exitcode'])).code).toBe(0);
   });
 
+  it('an unset secret variable is a note where nothing sends it (plan, drift, an update of another input), an error naming it where something would', async () => {
+    const unset = { SG_KEY: undefined } as unknown as Rec;
+    const path = ws.write('hogsync.yaml', file(HOOK(), SENDGRID('Nice')));
+    const drift = await cli('drift unset', ['drift', path], unset);
+    expect(drift.code, drift.stdout + drift.stderr).toBe(2);
+    const plan = await cli('plan unset', ['plan', path], unset);
+    expect(plan.code, plan.stderr).toBe(0);
+    for (const r of [drift, plan]) {
+      expect(r.stdout + r.stderr).toMatch(/hogsync\.yaml:\d+:\d+: environment variable SG_KEY is not set: a write-only secret this run does not send/);
+      expect(r.stdout + r.stderr).not.toMatch(/required|error:/);
+    }
+    const resend = await cli('plan unset resend', ['plan', path, '--resend-secrets'], unset);
+    expect(resend.code).toBe(1);
+    expect(resend.stderr).toMatch(/hogsync\.yaml:\d+:\d+: environment variable SG_KEY is not set, and hog_function:.*\/Contacts would send its value/);
+    const created = ws.write('new/hogsync.yaml', config(`projects:\n  - id: ${P}\n    hog_functions:\n${SENDGRID().replace('Contacts', 'Contacts 2')}`));
+    const create = await cli('plan unset create', ['plan', created], unset);
+    expect(create.code).toBe(1);
+    expect(create.stderr).toMatch(/new\/hogsync\.yaml:9:\d+: environment variable SG_KEY is not set, and .*\/Contacts 2 would send its value \(a create sends every input\)/);
+    // Apply changes the other input and keeps the stored secret, without the variable.
+    const applied = await cli('apply unset', ['apply', path, '--auto-approve'], unset);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const stored = (sandbox.store.snapshot().hog_functions as Rec[]).find((f) => f.name === 'Contacts') as { secrets: Rec; inputs: Rec };
+    expect([(stored.secrets.api_key as Rec).value, (stored.inputs.properties as Rec).value]).toEqual([SG_KEY, { city: 'Nice' }]);
+  });
+
   it('never shows nor compares a secret input that the API answers in clear', async () => {
     // The API answers the stored secret as a value instead of {"secret": true}.
     await sandbox.store.write((state) => {
