@@ -492,7 +492,7 @@ export interface ResourceKind {
    * mask and compare its declared items (a hog function's template schemas, for templates hogsync
    * does not carry). Answers plan errors and warnings, each at the line of the item concerned.
    */
-  prepare?(items: readonly PreparedItem[], port: KindPort): Promise<{ problems: Located[]; warnings: Located[] }>;
+  prepare?(items: readonly PreparedItem[], port: KindPort, context: { anyProject?: number }): Promise<{ problems: Located[]; warnings: Located[] }>;
   /** Optional: what a create answered that the user must see (a proxy record's CNAME target). */
   created?(record: LiveRecord, identity: string): CreatedReport | undefined;
   /** Where the API's activity log keeps this kind's changes (drift attribution); absent when it keeps none. */

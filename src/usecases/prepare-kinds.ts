@@ -9,11 +9,13 @@ import type { Kinds } from '../resources/registry.js';
 
 export async function prepareKinds(api: ApiPort, desired: DesiredState, kinds: Kinds): Promise<void> {
   const problems: ConfigProblem[] = [];
+  // A project that exists, for what any project answers alike (an item's own may not exist yet).
+  const anyProject = desired.organizations.flatMap((o) => o.items).find((i) => typeof i.project === 'number')?.project ?? undefined;
   for (const kind of kinds) {
     if (!kind.prepare) continue;
     const items = desired.organizations.flatMap((o) => o.items.filter((i) => i.kind === kind.name));
     if (items.length === 0) continue;
-    const found = await kind.prepare(items, api);
+    const found = await kind.prepare(items, api, anyProject === null ? {} : { anyProject });
     problems.push(...found.problems);
     if (found.warnings.length > 0) desired.warnings = [...(desired.warnings ?? []), ...found.warnings];
   }

@@ -54,6 +54,9 @@ function declaredSchema(entry: Obj | undefined): InputSchema[] | undefined {
 function secretInputs(declared: Obj | undefined, live: LiveRecord | undefined): Set<string> {
   const keys = new Set<string>([...secretKeysOf(declaredSchema(declared)), ...secretKeysOf(live?.inputs_schema)]);
   if (live && isObj(live.inputs)) for (const [k, v] of Object.entries(live.inputs)) if (isSecretMarker(v)) keys.add(k);
+  // A new function of a template whose schema no one could read (its project does not exist yet):
+  // which inputs are secret is unknown, so none is shown.
+  if (!live && declared && !declaredSchema(declared) && declared.template_id !== undefined && isObj(declared.inputs)) for (const k of Object.keys(declared.inputs)) keys.add(k);
   return keys;
 }
 
@@ -268,7 +271,7 @@ export const hogFunction: ResourceKind = {
     const inputs = isObj(fields.inputs) ? fields.inputs : {};
     return secretKeysOf(declaredSchema(fields)).map((k) => (isObj(inputs[k]) ? (inputs[k] as Obj).value : undefined));
   },
-  prepare: (items, port) => learnTemplates(items, port, (entry) => validateHogFunctionEntry(entry).filter((p) => !p.warning)),
+  prepare: (items, port, { anyProject }) => learnTemplates(items, port, (entry) => validateHogFunctionEntry(entry).filter((p) => !p.warning), anyProject),
   check,
   createStatuses: [201],
   deleteStatuses: [200],

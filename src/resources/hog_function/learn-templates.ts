@@ -43,7 +43,8 @@ export function literalSecrets(item: PreparedItem, template: HogTemplate): strin
 export const literalSecretWarning = (key: string, whose: string) =>
   `input "${key}" is secret (${whose}) and written as a literal: it is masked, but it belongs in the environment (value: "\${env:NAME}")`;
 
-export async function learnTemplates(items: readonly PreparedItem[], port: KindPort, check: (entry: Obj) => Array<{ path: ReadonlyArray<string | number>; message: string }>): Promise<{ problems: Located[]; warnings: Located[] }> {
+export async function learnTemplates(items: readonly PreparedItem[], port: KindPort, check: (entry: Obj) => Array<{ path: ReadonlyArray<string | number>; message: string }>,
+  anyProject?: number): Promise<{ problems: Located[]; warnings: Located[] }> {
   const problems: Located[] = [];
   const warnings: Located[] = [];
   // Each template not carried, once, asked in the project of the first function that names it.
@@ -56,8 +57,9 @@ export async function learnTemplates(items: readonly PreparedItem[], port: KindP
   const unknown: string[] = [];
   let project: number | undefined;
   for (const [id, named] of naming) {
-    const at = named.find((i) => i.project !== null)?.project ?? undefined;
-    // A project the plan creates has no templates to ask yet: its functions are checked when it exists.
+    // Templates are the same in every project: asked in one that exists (a project the plan
+    // creates has none yet); without any, its functions show no input (see secretInputs).
+    const at = named.find((i) => i.project !== null)?.project ?? anyProject;
     if (at === undefined || at === null) continue;
     project ??= at;
     if (templateById(id)) continue;
