@@ -221,13 +221,16 @@ describe('hog function secrets', () => {
   });
 
   it('a template neither hogsync nor the API knows is a plan error at its function, naming the nearest id; validate warns of a literal secret', async () => {
-    const path = ws.write('typo/hogsync.yaml', config(`projects:\n  - id: ${P}\n    hog_functions:\n      - name: Typo\n        type: destination\n        template_id: template-customeri\n      - name: Literal\n        type: destination\n        template_id: template-sendgrid\n        inputs:\n          api_key: { value: "${SG_LITERAL}" }\n          email: { value: x }\n          properties: { value: {} }\n`));
+    const path = ws.write('typo/hogsync.yaml', config(`projects:\n  - id: ${P}\n    hog_functions:\n      - name: Typo\n        type: destination\n        template_id: template-customeri\n      - name: Typo 2\n        type: destination\n        template_id: template-webhok\n      - name: Literal\n        type: destination\n        template_id: template-sendgrid\n        inputs:\n          api_key: { value: "${SG_LITERAL}" }\n          email: { value: x }\n          properties: { value: {} }\n`));
     const plan = await cli('plan typo', ['plan', path]);
     expect(plan.code).toBe(1);
     expect(plan.stderr).toContain('typo/hogsync.yaml:5:9: template_id: "template-customeri" is a template neither hogsync nor the API knows (the API would refuse to create the function): did you mean "template-customerio"?');
+    // Every unknown template in one run.
+    expect(plan.stderr).toContain('typo/hogsync.yaml:8:9: template_id: "template-webhok" is a template neither hogsync nor the API knows (the API would refuse to create the function): did you mean "template-webhook"?');
     const validate = await cli('validate literal', ['validate', path]);
     expect(validate.code, validate.stderr).toBe(0);
-    expect(validate.stderr).toMatch(/typo\/hogsync\.yaml:12:\d+: warning: inputs\.api_key\.value: input "api_key" is secret \(template template-sendgrid\) and written as a literal: it is masked, but it belongs in the environment/);
+    expect(validate.stderr).toContain('typo/hogsync.yaml:10:22: warning: template_id: "template-webhok" is not a template hogsync knows offline (plan asks the API for it): did you mean "template-webhook"?');
+    expect(validate.stderr).toMatch(/typo\/hogsync\.yaml:15:\d+: warning: inputs\.api_key\.value: input "api_key" is secret \(template template-sendgrid\) and written as a literal: it is masked, but it belongs in the environment/);
   });
 
   it('every JSON output parses, and no secret appears in anything printed or written', () => {

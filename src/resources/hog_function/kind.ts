@@ -19,7 +19,7 @@
 import type { ComparedItem, EntryProblem, LiveRecord, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
 import { resendSecrets } from '../write-only.js';
-import { templateById, type InputSchema } from './templates.js';
+import { templateById, TEMPLATES, type InputSchema } from './templates.js';
 import { learnTemplates, literalSecretWarning } from './learn-templates.js';
 import { suggest } from '../../config/suggest.js';
 import { propertyValueProblems } from '../feature_flag/rules.js';
@@ -145,7 +145,12 @@ function filterProblems(filters: unknown): EntryProblem[] {
 /** What validate checks of a function's inputs against its template's (or own) inputs schema. */
 export function validateHogFunctionEntry(entry: Obj): EntryProblem[] {
   const problems: EntryProblem[] = filterProblems(entry.filters);
-  if (entry.template_id !== undefined && entry.inputs_schema === undefined && !templateById(entry.template_id)) return problems;
+  if (entry.template_id !== undefined && entry.inputs_schema === undefined && !templateById(entry.template_id)) {
+    // Read from the API at plan time; one this close to a template hogsync carries is likely misspelt.
+    const near = typeof entry.template_id === 'string' ? suggest(entry.template_id, TEMPLATES.map((t) => t.id)) : undefined;
+    if (near) problems.push({ path: ['template_id'], warning: 'always', message: `"${entry.template_id}" is not a template hogsync knows offline (plan asks the API for it): did you mean "${near}"?` });
+    return problems;
+  }
   const schema = declaredSchema(entry);
   if (!schema) return problems;
   const inputs = isObj(entry.inputs) ? entry.inputs : {};
