@@ -213,6 +213,17 @@ describe('hog function secrets', () => {
     const applied = await cli('apply cio', ['apply', path, '--auto-approve']);
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     expect((await cli('plan cio again', ['plan', path, '--detailed-exitcode'])).code).toBe(0);
+    // Exported by its template (not the source and schema the API copied), its secret as a placeholder: plans empty.
+    const exported = ws.path('cio/exported.yaml');
+    expect((await cli('export cio', ['export', '--organization', ORG, '--project', String(P), '--kind', 'hog_functions', '--out', exported])).code).toBe(0);
+    const text = readFileSync(exported, 'utf8');
+    expect(text).toContain('template_id: template-customerio');
+    expect(text).not.toContain('inputs_schema');
+    const variables = [...text.matchAll(/\$\{env:(HOGSYNC_[A-Z0-9_]+)\}/g)].map((m) => m[1] as string);
+    expect(variables.filter((v) => v.includes('_CIO_') && v.endsWith('TOKEN_VALUE'))).toHaveLength(2);
+    const env = Object.fromEntries(variables.map((v) => [v, v.includes('AUTHORIZATION') ? `Bearer ${TOKEN}` : 'placeholder-secret-0000']));
+    const replanned = await cli('plan cio export', ['plan', exported, '--detailed-exitcode'], env);
+    expect(replanned.code, replanned.stdout + replanned.stderr).toBe(0);
     // Checked by the schema: a required input left out is a plan error before anything is sent.
     const missing = ws.write('cio/missing.yaml', config(`projects:\n  - id: ${P}\n    hog_functions:\n      - name: CIO bare\n        type: destination\n        template_id: template-customerio\n        inputs: { site_id: { value: s } }\n`));
     const refused = await cli('plan cio missing', ['plan', missing]);

@@ -493,6 +493,8 @@ export interface ResourceKind {
    * does not carry). Answers plan errors and warnings, each at the line of the item concerned.
    */
   prepare?(items: readonly PreparedItem[], port: KindPort, context: { anyProject?: number }): Promise<{ problems: Located[]; warnings: Located[] }>;
+  /** Optional: what the kind reads of the API before export or show writes its live records (a hog function's template schemas). */
+  prepareExport?(records: ReadonlyArray<{ record: LiveRecord; scope: Scope }>, port: KindPort): Promise<void>;
   /** Optional: what a create answered that the user must see (a proxy record's CNAME target). */
   created?(record: LiveRecord, identity: string): CreatedReport | undefined;
   /** Where the API's activity log keeps this kind's changes (drift attribution); absent when it keeps none. */

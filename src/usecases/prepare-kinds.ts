@@ -6,6 +6,7 @@ import type { DesiredState } from '../config/model.js';
 import { ConfigErrors, type ConfigProblem } from '../config/problems.js';
 import type { ApiPort } from '../http/port.js';
 import type { Kinds } from '../resources/registry.js';
+import type { LiveState } from '../plan/live.js';
 
 export async function prepareKinds(api: ApiPort, desired: DesiredState, kinds: Kinds): Promise<void> {
   const problems: ConfigProblem[] = [];
@@ -20,4 +21,13 @@ export async function prepareKinds(api: ApiPort, desired: DesiredState, kinds: K
     if (found.warnings.length > 0) desired.warnings = [...(desired.warnings ?? []), ...found.warnings];
   }
   if (problems.length > 0) throw new ConfigErrors(problems);
+}
+
+/** Before export or show writes live records: what each kind reads of the API for them (ResourceKind.prepareExport). */
+export async function prepareExport(api: ApiPort, live: LiveState, kinds: Kinds): Promise<void> {
+  for (const kind of kinds) {
+    if (!kind.prepareExport) continue;
+    const records = live.collections.filter((c) => c.kind === kind).flatMap((c) => c.records.map((record) => ({ record, scope: c.scope })));
+    if (records.length > 0) await kind.prepareExport(records, api);
+  }
 }

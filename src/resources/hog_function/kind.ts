@@ -20,7 +20,7 @@ import type { ComparedItem, EntryProblem, LiveRecord, ResourceKind, Scope, Scope
 import { fieldsFromSchema, lazy } from '../schema.js';
 import { resendSecrets } from '../write-only.js';
 import { templateById, TEMPLATES, type InputSchema } from './templates.js';
-import { learnTemplates, literalSecretWarning } from './learn-templates.js';
+import { learnExportedTemplates, learnTemplates, literalSecretWarning } from './learn-templates.js';
 import { suggest } from '../../config/suggest.js';
 import { propertyValueProblems } from '../feature_flag/rules.js';
 
@@ -276,6 +276,7 @@ export const hogFunction: ResourceKind = {
     const inputs = isObj(fields.inputs) ? fields.inputs : {};
     return secretKeysOf(declaredSchema(fields)).map((k) => (isObj(inputs[k]) ? (inputs[k] as Obj).value : undefined));
   },
+  prepareExport: learnExportedTemplates,
   prepare: (items, port, { anyProject }) => learnTemplates(items, port, (entry) => validateHogFunctionEntry(entry).filter((p) => !p.warning), anyProject),
   check,
   createStatuses: [201],

@@ -4,7 +4,7 @@
 // and of which type (checked as validate checks a known template's). A template that neither
 // hogsync nor the API knows is a plan error at the function's line, naming the nearest known id:
 // the API would refuse the create only at apply ("Required." of its hog source).
-import type { KindPort, Located, PreparedItem } from '../kind.js';
+import type { KindPort, LiveRecord, Located, PreparedItem, Scope } from '../kind.js';
 import { suggest } from '../../config/suggest.js';
 import { printable } from '../../util/printable.js';
 import { registerSecret } from '../../util/secrets.js';
@@ -90,4 +90,21 @@ export async function learnTemplates(items: readonly PreparedItem[], port: KindP
     }
   }
   return { problems, warnings };
+}
+
+/**
+ * Before export or show: the templates of live functions that hogsync does not carry, read once
+ * each, so that a function made from one is written as its template_id and inputs (not the
+ * source and schema the API copied from it), with its secret inputs as placeholders.
+ */
+export async function learnExportedTemplates(records: ReadonlyArray<{ record: LiveRecord; scope: Scope }>, port: KindPort): Promise<void> {
+  const asked = new Set<string>();
+  for (const { record, scope } of records) {
+    const id = isObj(record.template) ? record.template.id : undefined;
+    if (typeof id !== 'string' || typeof scope.project !== 'number' || asked.has(id) || templateById(id)) continue;
+    asked.add(id);
+    const { status, body } = await port.request('GET', templatesPath(scope.project, id), { okStatuses: [403, 404] });
+    const template = status === 200 ? asTemplate(id, body) : undefined;
+    if (template) learnTemplate(template);
+  }
 }
