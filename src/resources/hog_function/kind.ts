@@ -163,12 +163,11 @@ export function validateHogFunctionEntry(entry: Obj): EntryProblem[] {
   }
   if (entry.ensure === 'absent') return problems;
   for (const s of schema) {
+    const input = inputs[s.key];
     // A secret is secret however it is written: a literal is masked too, and belongs in the environment.
-    const given = inputs[s.key];
-    if (s.secret === true && isObj(given) && given.value !== undefined && given.value !== null && given.value !== '') {
+    if (s.secret === true && isObj(input) && input.value !== undefined && input.value !== null && input.value !== '') {
       problems.push({ path: ['inputs', s.key, 'value'], warning: 'literal', message: literalSecretWarning(s.key, whose) });
     }
-    const input = inputs[s.key];
     // Written without { value: … }: the schema's message says how to write it; "required" would only repeat it.
     if (input !== undefined && input !== null && !isObj(input)) continue;
     const value = isObj(input) ? input.value : undefined;
