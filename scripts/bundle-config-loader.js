@@ -36,7 +36,7 @@ addFormats.default(ajv, ['uuid']);
 // fields the API merges, fields that only shape the configuration (aliases, renames, shared flags), never sent to the
 // API, fields that are UI state (left out of exports unless --all-fields), and what the API does with a key it does
 // not know (x-unknown) or a field left out (x-if-absent), for the messages about misspelt keys.
-ajv.addVocabulary(['x-sensitive', 'x-normalize', 'x-expected', 'x-reason', 'x-config-only', 'x-merge', 'x-ui-state', 'x-deprecated', 'x-unknown', 'x-if-absent', 'x-create-only', 'x-synonyms', 'x-kind']);
+ajv.addVocabulary(['x-sensitive', 'x-normalize', 'x-expected', 'x-reason', 'x-config-only', 'x-merge', 'x-ui-state', 'x-deprecated', 'x-unknown', 'x-if-absent', 'x-create-only', 'x-synonyms', 'x-kind', 'x-hint']);
 // ajv's generated code gathers the errors of a list's items with `vErrors.concat(…)` per item,
 // which copies every error so far each time: a file of 20 000 items with one error each takes
 // seconds (quadratic). The same errors are appended in place instead (each callee answers a

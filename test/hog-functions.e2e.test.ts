@@ -88,7 +88,7 @@ describe('hog functions as code', () => {
     expect(planned.code, planned.stderr).toBe(0);
     expect(planned.stdout).toContain(`+ hog_function:${ORG}/${P}/destination/Contacts to Sendgrid`);
     expect(planned.stdout).toContain(`+ hog_function:${ORG}/${P}/transformation/GeoIP`);
-    expect(planned.stdout).toContain('inputs: (sensitive, write-only)');
+    expect(planned.stdout).toContain('inputs.api_key: (sensitive, write-only)');
     expect(planned.stdout).not.toContain('Alert: errors spike');
     const applied = await cli('apply', ['apply', path, '--auto-approve']);
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
@@ -120,7 +120,7 @@ describe('hog functions as code', () => {
     const resend = await cli('plan --resend-secrets', ['plan', path, '--resend-secrets', '--format', 'json'], { SENDGRID_KEY: SECOND });
     const plan = JSON.parse(resend.stdout) as { changes: Array<{ address: string; action: string; fields: Array<{ path: string; after: unknown; sensitive: boolean }> }> };
     expect(plan.changes.map((c) => [c.action, c.address])).toEqual([['update', `hog_function:${ORG}/${P}/destination/Contacts to Sendgrid`]]);
-    expect(plan.changes[0]?.fields).toEqual([{ path: 'inputs', before: '(sensitive)', after: '(sensitive)', sensitive: true, write_only: true }]);
+    expect(plan.changes[0]?.fields).toEqual([{ path: 'inputs.api_key', before: '(sensitive)', after: '(sensitive)', sensitive: true, write_only: true }]);
     const applied = await cli('apply --resend-secrets', ['apply', path, '--resend-secrets', '--auto-approve'], { SENDGRID_KEY: SECOND });
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     expect(secretOf('Contacts to Sendgrid')).toBe(SECOND);

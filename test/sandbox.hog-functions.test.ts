@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 import { api, DEFAULT_ORG, inProcessSandbox, stopAllSandboxes, type Api } from './support/sandbox.js';
+import { validateResponse } from './support/openapi.js';
 
 type Rec = Record<string, unknown>;
 const P = 12345;
@@ -108,5 +109,20 @@ describe('sandbox hog functions', () => {
     // Listed by execution_order.
     const orders = ((await c.get(`${H}?type=transformation&limit=100`)).body as { results: Rec[] }).results.map((f) => Number(f.execution_order));
     expect(orders).toEqual([...orders].sort((a, b) => a - b));
+  });
+
+  it('serves its templates as the API does: each by id with its inputs schema (one hogsync does not carry too), 404 for an unknown one, the list by type', async () => {
+    const T = `/api/projects/${P}/hog_function_templates/`;
+    const one = await c.get(`${T}template-customerio/`);
+    expect(one.status).toBe(200);
+    expect(validateResponse('GET', `${T}template-customerio/`, 200, one.body)).toEqual([]);
+    expect(((one.body as Rec).inputs_schema as Rec[]).filter((s) => s.secret === true).map((s) => s.key)).toEqual(['token']);
+    expect((await c.get(`${T}template-customeri/`)).status).toBe(404);
+    const listed = await c.get(`${T}?type=transformation`);
+    expect(validateResponse('GET', `${T}?type=transformation`, 200, listed.body)).toEqual([]);
+    expect(((listed.body as { results: Rec[] }).results).map((t) => t.id).sort()).toEqual(['template-geoip', 'template-ip-anonymization']);
+    // A function made from it takes its schema: the secret input reads back as the marker.
+    const made = await create({ name: 'CIO', type: 'destination', template_id: 'template-customerio', inputs: { site_id: { value: 's' }, token: { value: 'tok-123456' }, host: { value: 'track.customer.io' }, identifiers: { value: { email: 'x' } } } });
+    expect((made.inputs as Rec).token).toEqual({ secret: true });
   });
 });

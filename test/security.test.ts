@@ -146,6 +146,9 @@ const ENDPOINTS: Endpoint[] = [
       { method: 'DELETE', pattern: `${pattern}:id/`, path: (ids) => `${list}${ids.hog}/`, scope: 'hog_function:write' },
     ];
   }),
+  // Hog function templates (their inputs schemas), read with the functions' scope.
+  { method: 'GET', pattern: '/api/projects/:project/hog_function_templates/', path: () => `/api/projects/${PROJECT}/hog_function_templates/`, scope: 'hog_function:read' },
+  { method: 'GET', pattern: '/api/projects/:project/hog_function_templates/:template_id/', path: () => `/api/projects/${PROJECT}/hog_function_templates/template-webhook/`, scope: 'hog_function:read' },
   { method: 'GET', pattern: '/api/organizations/', path: () => '/api/organizations/', scope: 'organization:read' },
   { method: 'GET', pattern: '/api/organizations/:org/', path: () => `/api/organizations/${ORG}/`, scope: 'organization:read' },
   { method: 'GET', pattern: '/api/users/@me/', path: () => '/api/users/@me/', scope: 'user:read' },
@@ -352,6 +355,34 @@ describe('the CLI refuses plain http:// to a host that is not loopback', () => {
     expect(r.stderr).toMatch(/refusing to send the API key over plain http:\/\//);
     expect(target.connections).toBe(0);
     expectNoSecret({ stdout: r.stdout, stderr: r.stderr }, key);
+  });
+});
+
+describe('a base URL with credentials is refused at once, and the message never repeats them', () => {
+  let ws: Workspace;
+  const key = canary('phx_cred_canary_');
+  const password = canary('pw');
+  beforeAll(() => {
+    ws = workspace({ baseUrl: 'https://unused.invalid', apiKey: key });
+    ws.write('h.yaml', config('roles:\n  - name: Support\n'));
+  });
+  afterAll(() => ws.remove());
+
+  it('from --base-url and from HOGSYNC_BASE_URL, for every command that talks to the API (nothing written, nothing asked)', async () => {
+    const url = `https://deploy:${password}@eu.posthog.example`;
+    const verbs: string[][] = [['plan', 'h.yaml', '--out', 'plan.json'], ['apply', 'h.yaml', '--auto-approve'], ['drift', 'h.yaml'], ['export'], ['show', 'role:*']];
+    const runs = await Promise.all(verbs.flatMap((args) => [
+      ws.cli([...args, '--base-url', url]).then((r) => ({ from: '--base-url', args, r })),
+      ws.cli(['--base-url=' + url, ...args]).then((r) => ({ from: '--base-url', args, r })),
+      ws.cli(args, { HOGSYNC_BASE_URL: url }).then((r) => ({ from: 'HOGSYNC_BASE_URL', args, r })),
+    ]));
+    for (const { from, args, r } of runs) {
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 1, stdout: '' });
+      expect(oneLine(r)).toBe(`error: the base URL set by ${from} contains credentials (user:password@ before the host): remove them, it must be an origin such as https://eu.posthog.example; the API key comes only from HOGSYNC_API_KEY`);
+      expect(r.stderr).not.toContain('deploy');
+    }
+    expect(() => readFileSync(ws.path('plan.json'))).toThrow();
+    expectNoSecret(runs.flatMap(({ args, r }) => [{ label: `${args.join(' ')}: stdout`, text: r.stdout }, { label: `${args.join(' ')}: stderr`, text: r.stderr }]), [password, key]);
   });
 });
 

@@ -24,7 +24,7 @@ export function unappliedFields(kind: ResourceKind, sent: Record<string, unknown
     if (!kind.fields[field] || kind.fields[field]?.createOnly) continue;
     // Write-only secrets read back as a marker: what was sent cannot be seen again.
     if (kind.secretFields?.(undefined, stored).includes(field)) continue;
-    if (!sameField(kind, field, value, stored[field])) notTaken.push(field);
+    if (!sameField(kind, field, value, stored[field], { record: stored })) notTaken.push(field);
   }
   return notTaken;
 }

@@ -3,12 +3,15 @@
 // doing something can help; the error line above keeps the API's words.
 import { HogsyncError } from '../errors.js';
 import { ADVICE_401, adviceFor403 } from '../http/advice.js';
+import { withoutCredentials } from '../http/origin.js';
 
 export type BaseUrlSource = 'flag' | 'env' | 'default';
 export interface BaseUrlOrigin { baseUrl: string; source: BaseUrlSource }
 
 /** Where the base URL came from, as a user would set it. */
-export function describeBaseUrl({ baseUrl, source }: BaseUrlOrigin): string {
+export function describeBaseUrl({ baseUrl: raw, source }: BaseUrlOrigin): string {
+  // Credentials are refused before any message names the URL; should one slip through, never shown.
+  const baseUrl = withoutCredentials(raw);
   if (source === 'flag') return `--base-url ${baseUrl}`;
   if (source === 'env') return `HOGSYNC_BASE_URL=${baseUrl}`;
   return `the default ${baseUrl} (set HOGSYNC_BASE_URL or --base-url for the EU region or a self-hosted instance)`;
@@ -17,9 +20,9 @@ export function describeBaseUrl({ baseUrl, source }: BaseUrlOrigin): string {
 export function adviceFor(err: unknown, origin: BaseUrlOrigin | undefined): string | undefined {
   if (!(err instanceof HogsyncError) || origin === undefined) return undefined;
   if (err.code === 'network' && err.unreachable) {
-    let host = origin.baseUrl;
+    let host = withoutCredentials(origin.baseUrl);
     try {
-      host = new URL(origin.baseUrl).host;
+      host = new URL(host).host;
     } catch {
       // a base URL that does not parse is named whole
     }

@@ -3,6 +3,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { VERSION } from '../version.js';
 import { DEFAULT_MAX_DELETE_PERCENT } from '../plan/limits.js';
+import { refuseCredentials } from '../http/origin.js';
 import { baseUrlOrigin, withApiOptions, withOutputOptions } from './options.js';
 import { printable } from '../util/printable.js';
 import { maskSecrets, maskStream } from '../util/secrets.js';
@@ -233,10 +234,38 @@ Example:
   return program;
 }
 
+/** The verbs that talk to the API (and so take a base URL). */
+const API_VERBS = ['plan', 'apply', 'drift', 'export', 'show'];
+
+/**
+ * A base URL with credentials is refused before anything else runs (option parsing included),
+ * from the flag and, for a verb that would use it, from the environment; the message never
+ * repeats what the credentials are.
+ */
+function refuseBaseUrlCredentials(argv: readonly string[], env: NodeJS.ProcessEnv): void {
+  const args = argv.slice(2);
+  let flagged = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === '--') break;
+    const value = arg === '--base-url' ? args[i + 1] : arg.startsWith('--base-url=') ? arg.slice('--base-url='.length) : undefined;
+    if (value === undefined) continue;
+    flagged = true;
+    refuseCredentials(value, '--base-url');
+  }
+  if (!flagged && env.HOGSYNC_BASE_URL && args.some((a) => API_VERBS.includes(a))) refuseCredentials(env.HOGSYNC_BASE_URL, 'HOGSYNC_BASE_URL');
+}
+
 export async function main(argv: string[]): Promise<number> {
   let exitCode = 0;
   let verbose = argv.includes('--verbose');
   let origin: BaseUrlOrigin | undefined;
+  try {
+    refuseBaseUrlCredentials(argv, process.env);
+  } catch (err) {
+    reportError(err, false);
+    return 1;
+  }
   const program = buildProgram(async (verb, args, opts) => {
     verbose = opts.verbose === true;
     origin = baseUrlOrigin(opts);

@@ -14,6 +14,8 @@ export interface Interpolated {
   problems: { pointer: string; message: string }[];
   /** Strings that look like shell interpolation, sent as written (one per variable named). */
   warnings: { pointer: string; message: string }[];
+  /** Strings whose variables are unset, left as unsetValue where `defer` allowed it. */
+  deferred?: { pointer: string; names: string[] }[];
 }
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -24,6 +26,8 @@ interface Expansion {
   errors: string[];
   /** Variables written `${NAME}` (shell-style, no `env:`): kept as written. */
   shellStyle?: string[];
+  /** Variables that are not set (each also an error). */
+  unset?: string[];
 }
 
 /** `$NAME` with an upper-case name, not after another `$` or a word character, nor followed by one. */
@@ -46,6 +50,7 @@ export function expandString(s: string, env: NodeJS.ProcessEnv): Expansion {
   const names: string[] = [];
   const errors: string[] = [];
   const shellStyle: string[] = [];
+  const unset: string[] = [];
   let i = 0;
   while (i < s.length) {
     if (s.startsWith('$${', i)) {
@@ -83,12 +88,13 @@ export function expandString(s: string, env: NodeJS.ProcessEnv): Expansion {
       errors.push(`invalid variable name in "${written}": use letters, digits and _, not starting with a digit`);
     } else if (env[name] === undefined) {
       errors.push(`environment variable ${name} is not set`);
+      unset.push(name);
     } else {
       out += env[name];
       names.push(name);
     }
   }
-  return { value: out, names, errors, ...(shellStyle.length > 0 ? { shellStyle } : {}) };
+  return { value: out, names, errors, ...(shellStyle.length > 0 ? { shellStyle } : {}), ...(unset.length > 0 ? { unset } : {}) };
 }
 
 /** Whether any string below `value` holds `text` (checked first: most files interpolate nothing). */
@@ -137,15 +143,31 @@ function shellStyleWarnings(data: unknown, env: NodeJS.ProcessEnv): { pointer: s
  * `text`: what the data was read from, when known. Without a `$` in it, nor a `\` (a quoted
  * string's escape may write one), no string of the data holds one: the data is not walked.
  */
-export function interpolate(data: unknown, env: NodeJS.ProcessEnv, text?: string): Interpolated {
+/**
+ * What stands for a value whose variables are not set, where the run may go on without it (a
+ * write-only secret that nothing may send): never a value, never sent (src/plan/unset.ts checks).
+ */
+export function unsetValue(names: readonly string[]): string {
+  return `\u0000unset ${names.map((n) => `\${env:${n}}`).join(' ')}`;
+}
+
+/** `defer(pointer)`: whether an unset variable at that place leaves unsetValue there instead of an error. */
+export function interpolate(data: unknown, env: NodeJS.ProcessEnv, text?: string, defer?: (pointer: string) => boolean): Interpolated {
   if ((text !== undefined && !text.includes('$') && !text.includes('\\')) || !mentions(data, '$')) return { data, problems: [], sources: new Map(), warnings: [] };
   const warnings = shellStyleWarnings(data, env);
   if (!mentions(data, '${')) return { data, problems: [], sources: new Map(), warnings };
   const sources = new Map<string, string[]>();
   const problems: { pointer: string; message: string }[] = [];
+  const deferred: { pointer: string; names: string[] }[] = [];
   const visit = (value: unknown, pointer: string): unknown => {
     if (typeof value === 'string') {
       const r = expandString(value, env);
+      if (r.unset && r.errors.length === r.unset.length && defer?.(pointer)) {
+        deferred.push({ pointer, names: r.unset });
+        // Still a value from the environment: masked and described as such, never taken for a literal.
+        sources.set(pointer, r.unset);
+        return unsetValue(r.unset);
+      }
       for (const message of r.errors) problems.push({ pointer, message });
       if (r.names.length > 0) {
         sources.set(pointer, r.names);
@@ -163,5 +185,6 @@ export function interpolate(data: unknown, env: NodeJS.ProcessEnv, text?: string
     }
     return value;
   };
-  return { data: visit(data, ''), sources, problems, warnings };
+  const out = visit(data, '');
+  return { data: out, sources, problems, warnings, ...(deferred.length > 0 ? { deferred } : {}) };
 }

@@ -3,7 +3,7 @@
 import type { FilePosition } from '../errors.js';
 import { readConfigFile, resolveConfigPaths, type ReadResult } from './files.js';
 import { mapLimit } from '../util/map-limit.js';
-import { interpolate } from './interpolate.js';
+import { interpolate, unsetValue } from './interpolate.js';
 import { mergeFiles, type LoadedFile } from './merge.js';
 import type { DesiredState } from './model.js';
 import { parseConfigText } from './config-text.js';
@@ -14,6 +14,9 @@ import { refusedReferences } from './references.js';
 import { deprecatedFields } from './warnings.js';
 import { KINDS } from '../resources/registry.js';
 import { registerSecret } from '../util/secrets.js';
+import { recordUnset } from './unset.js';
+import { splitPointer } from './pointer.js';
+import { OVERRIDES } from './shared.js';
 
 export { ConfigErrors, formatConfigErrors, type ConfigProblem } from './problems.js';
 export { resolveConfigPaths } from './files.js';
@@ -23,6 +26,28 @@ export interface LoadOptions {
   cwd?: string;
   /** Where the files come from instead of the file system (the files at a git revision). */
   source?: { files: string[]; read(file: string): Promise<ReadResult> };
+  /**
+   * An unset variable of a write-only secret (a hog function's input) is not an error here: the
+   * run decides once it knows whether anything sends it (plan, drift and apply; src/plan/unset.ts).
+   */
+  deferUnsetWriteOnly?: boolean;
+}
+
+/**
+ * Whether a pointer is inside a write-only field of an item (`…/hog_functions/0/inputs/token/value`,
+ * also in a shared definition's `overrides`): the kinds' writeOnlyFields say which.
+ */
+function underWriteOnlyField(pointer: string): boolean {
+  const seg = splitPointer(pointer);
+  for (const kind of KINDS) {
+    if (!kind.writeOnlyFields) continue;
+    const at = seg.lastIndexOf(kind.configKey);
+    if (at === -1) continue;
+    let field = at + 2;
+    if (seg[field] === OVERRIDES) field += 2;
+    if (kind.writeOnlyFields.includes(seg[field] ?? '') && seg.length > field + 1) return true;
+  }
+  return false;
 }
 
 function under(pointer: string, set: ReadonlySet<string>): boolean {
@@ -59,7 +84,8 @@ export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = proce
     const position = (pointer: string, key = false): FilePosition =>
       ({ file, ...((key ? map.keys.get(pointer) : undefined) ?? map.values.get(pointer) ?? map.keys.get(pointer) ?? { line: 1, col: 1 }) });
 
-    const interpolated = interpolate(data, env, read.text);
+    const interpolated = interpolate(data, env, read.text, options.deferUnsetWriteOnly ? underWriteOnlyField : undefined);
+    for (const d of interpolated.deferred ?? []) recordUnset(unsetValue(d.names), d.names, position(d.pointer));
     const failed = new Set(poisoned);
     for (const p of interpolated.problems) {
       problems.push({ position: position(p.pointer), message: p.message });
@@ -75,7 +101,9 @@ export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = proce
     // The kinds' own rules (a flag's variants, payloads, operators), where the schema found nothing.
     for (const issue of checkEntries(interpolated.data)) {
       if (under(issue.pointer, failed) || under(issue.pointer, reported)) continue;
-      problems.push({ position: position(issue.pointer, issue.at === 'key'), message: issue.message });
+      // A literal's warning (a secret written in the file) holds only where no ${env:…} gave the value.
+      if (issue.warning === 'literal' && [...interpolated.sources.keys()].some((p) => p === issue.pointer || p.startsWith(`${issue.pointer}/`) || issue.pointer.startsWith(`${p}/`))) continue;
+      (issue.warning ? warnings : problems).push({ position: position(issue.pointer, issue.at === 'key'), message: issue.message });
     }
     for (const w of interpolated.warnings) warnings.push({ position: position(w.pointer), message: w.message });
     for (const w of deprecatedFields(interpolated.data)) warnings.push({ position: position(w.pointer, true), message: w.message });
@@ -95,9 +123,12 @@ export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = proce
 function registerSensitiveValues(organizations: DesiredState['organizations']): void {
   // Per kind, its sensitive fields: most kinds have none, and a workspace may declare 20 000 items.
   const sensitive = new Map(KINDS.map((k) => [k.name, Object.keys(k.fields).filter((f) => k.fields[f]?.sensitive)]));
+  const secretValuesOf = new Map(KINDS.flatMap((k) => (k.secretValues ? [[k.name, k.secretValues.bind(k)] as const] : [])));
   for (const org of organizations) {
     for (const item of org.items) {
       for (const name of sensitive.get(item.kind) ?? []) if (Object.prototype.hasOwnProperty.call(item.fields, name)) registerSecret(item.fields[name]);
+      const values = secretValuesOf.get(item.kind);
+      if (values && item.ensure === 'present') registerSecret(values(item.fields));
     }
   }
 }

@@ -18,7 +18,7 @@ import { aLabelOf, identityOf, labelOf, type ResourceKind } from '../resources/k
 import { KINDS, pruneKeys, type Kinds } from '../resources/registry.js';
 import type { DesiredItem, DesiredOrganization, DesiredState, PruneSettings } from './model.js';
 import type { SourceMap } from './parse.js';
-import { childPointer } from './pointer.js';
+import { childPointer, splitPointer } from './pointer.js';
 import { formatPosition, type ConfigProblem } from './problems.js';
 import { lazyPosition } from './position.js';
 import { declaredReferences } from './references.js';
@@ -148,7 +148,7 @@ function itemOf(cx: FileContext, kind: ResourceKind, entry: Obj, pointer: string
       fields[name] = entry[name];
       if (f.envPointers.size === 0) continue;
       const fp = childPointer(pointer, name);
-      if ([...f.envPointers].some((p) => p === fp || p.startsWith(`${fp}/`))) interpolated.push(name);
+      if ([...f.envPointers].some((p) => p === fp || p.startsWith(`${fp}/`))) interpolated.push(...interpolatedNames(kind, name, fp, f.envPointers));
     }
   }
   const pin = kind.idPin && (Number.isSafeInteger(entry[PIN]) || (typeof entry[PIN] === 'string' && entry[PIN] !== '')) ? entry[PIN] as string | number : undefined;
@@ -161,6 +161,21 @@ function itemOf(cx: FileContext, kind: ResourceKind, entry: Obj, pointer: string
   if (references.length > 0) item.references = references;
   if (typeof entry[RENAMED_FROM] === 'string' && entry[RENAMED_FROM] !== '') item.renamedFrom = previousKey(kind, entry);
   return item;
+}
+
+/**
+ * The names an interpolated field is marked by: the field, and for a field shown key by key (a
+ * hog function's inputs) each of its keys whose value came through ${env:…} (`inputs.url`).
+ */
+export function interpolatedNames(kind: ResourceKind, name: string, fieldPointer: string, envPointers: ReadonlySet<string>): string[] {
+  if (!kind.keyedFields?.[name]) return [name];
+  const keys = new Set<string>();
+  for (const p of envPointers) {
+    if (!p.startsWith(`${fieldPointer}/`)) continue;
+    const segment = splitPointer(p.slice(fieldPointer.length))[0];
+    if (segment !== undefined) keys.add(`${name}.${segment}`);
+  }
+  return [name, ...keys];
 }
 
 /** Adds an item unless it is a duplicate; returns false for a duplicate. */

@@ -13,6 +13,8 @@ export interface SchemaIssue {
   /** What the position points at: the value, or the key of an unknown field. */
   at: 'value' | 'key';
   message: string;
+  /** A warning, not an error (see EntryProblem.warning). */
+  warning?: 'always' | 'literal';
 }
 
 export interface MessageContext {
@@ -142,6 +144,8 @@ function explain(e: ErrorObject, ctx: MessageContext): SchemaIssue {
     case 'type': {
       const types = Array.isArray(p.type) ? (p.type as string[]) : String(p.type).split(',');
       let msg = `must be ${orList(typeList(types))}${got}`;
+      const hint = schemaAt(seg)?.node['x-hint'];
+      if (hint) msg += `: ${hint.split('{key}').join(String(seg[seg.length - 1] ?? ''))}`;
       if (!secret && types.includes('string') && typeof value === 'number' && quotingFits(seg, String(value))) {
         msg += ` (write it in quotes: "${String(value)}")`;
       }

@@ -15,7 +15,7 @@
 import type { FilePosition } from '../errors.js';
 import type { ResourceKind } from '../resources/kind.js';
 import { KINDS } from '../resources/registry.js';
-import { identityKey, itemAddressKey, previousKey, RENAMED_FROM, type LoadedFile } from './merge.js';
+import { identityKey, interpolatedNames, itemAddressKey, previousKey, RENAMED_FROM, type LoadedFile } from './merge.js';
 import { lazyPosition } from './position.js';
 import { declaredReferences } from './references.js';
 import { namedReference, siteHits, siteId } from '../resources/references.js';
@@ -314,7 +314,7 @@ function expandChildLists({ org, files }: OrgScope, parentsByKind: Map<ResourceK
             for (const [name, value] of Object.entries(entry)) {
               if (!(name in kind.fields)) continue;
               fields[name] = value;
-              if (underEnv(f, childPointer(pointer, name))) interpolated.push(name);
+              if (underEnv(f, childPointer(pointer, name))) interpolated.push(...interpolatedNames(kind, name, childPointer(pointer, name), f.envPointers));
             }
             const override = overrides.get(target.key);
             for (const [name, value] of Object.entries(override?.fields ?? {})) {
@@ -322,9 +322,9 @@ function expandChildLists({ org, files }: OrgScope, parentsByKind: Map<ResourceK
               fields[name] = value;
               const fieldPointer = childPointer(override.pointer, name);
               origins[name] = positionIn(f, fieldPointer);
-              const was = interpolated.indexOf(name);
-              if (was !== -1) interpolated.splice(was, 1);
-              if (underEnv(f, fieldPointer)) interpolated.push(name);
+              // The override replaces the field whole: what the shared value interpolated no longer counts.
+              for (let i = interpolated.length - 1; i >= 0; i--) if (interpolated[i] === name || interpolated[i]?.startsWith(`${name}.`)) interpolated.splice(i, 1);
+              if (underEnv(f, fieldPointer)) interpolated.push(...interpolatedNames(kind, name, fieldPointer, f.envPointers));
             }
           }
           const pointerOf = (field: string) => {

@@ -16,6 +16,7 @@ import { ExportNames } from './references.js';
 import { shareChildren } from './shared.js';
 import { escapeInterpolation, exportedValue } from './values.js';
 import { VariableNamer } from './variables.js';
+import { holdsCredential } from '../util/secrets.js';
 import { renderYaml, type LocatedItem } from './yaml.js';
 
 export interface ExportOptions {
@@ -222,8 +223,9 @@ function setIn(data: Record<string, unknown>, at: readonly string[], value: unkn
     return;
   }
   const child = data[head];
-  if (child === null || typeof child !== 'object' || Array.isArray(child)) return;
-  const copy = { ...(child as Record<string, unknown>) };
+  if (child === null || typeof child !== 'object') return;
+  // Lists too (a credential in a list of headers): copied as lists, indexed by their position.
+  const copy = (Array.isArray(child) ? [...child] : { ...(child as Record<string, unknown>) }) as Record<string, unknown>;
   data[head] = copy;
   setIn(copy, rest, value);
 }
@@ -244,6 +246,14 @@ function onlyAccepted(groups: Group[], only: (address: string) => boolean): Grou
 
 function allEntries(groups: Group[]): Entry[] {
   return groups.flatMap((g) => g.entries.flatMap((e) => [e, ...allEntries(e.children)]));
+}
+
+/** Paths below a value of the strings that hold a credential. */
+function credentialPaths(value: unknown, at: string[] = []): string[][] {
+  if (typeof value === 'string') return holdsCredential(value) ? [at] : [];
+  if (Array.isArray(value)) return value.flatMap((v, i) => credentialPaths(v, [...at, String(i)]));
+  if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => credentialPaths(v, [...at, k]));
+  return [];
 }
 
 export function exportDocument(live: LiveState, options: ExportOptions): ExportResult {
@@ -274,8 +284,19 @@ export function exportDocument(live: LiveState, options: ExportOptions): ExportR
       // Nothing secret to stand in for: null and "" are written as they are.
       if (!(spec.sensitive || secretFields.includes(field)) || value === undefined || value === null || value === '') continue;
       // Secrets inside a field (a flag's payloads) are replaced one by one; the rest stays readable.
-      const parts = entry.kind.secretParts?.(field, value) ?? [[]];
+      const parts = entry.kind.secretParts?.(field, value, entry.record) ?? [[]];
       for (const part of parts) {
+        const name = namer.name(entry.kind.name, entry.key, [field, ...part].join('_'));
+        entry.secrets.push({ at: [field, ...part], name });
+        variables.push({ name, address: entry.address, field: [field, ...part].join('.') });
+      }
+    }
+    // A credential the API answers in clear in an ordinary field (a webhook's `Authorization:
+    // Bearer …` header) is a secret too: a placeholder stands for the whole value, never a mask
+    // that applying the file would write back over the working credential.
+    for (const field of Object.keys(entry.kind.fields)) {
+      if (entry.secrets.some((x) => x.at[0] === field)) continue;
+      for (const part of credentialPaths(entry.data[field])) {
         const name = namer.name(entry.kind.name, entry.key, [field, ...part].join('_'));
         entry.secrets.push({ at: [field, ...part], name });
         variables.push({ name, address: entry.address, field: [field, ...part].join('.') });

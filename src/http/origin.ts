@@ -17,7 +17,29 @@ export function isLoopbackHost(hostname: string): boolean {
   return /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(host);
 }
 
+/** A URL's user name or password (`https://user:pass@host`), found without parsing (a URL that does not parse may still hold them). */
+const CREDENTIALS = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i;
+
+export function hasCredentials(raw: string): boolean {
+  return CREDENTIALS.test(raw.trim());
+}
+
+/** The URL as it may be shown: without its credentials, nothing else changed. */
+export function withoutCredentials(raw: string): string {
+  return raw.trim().replace(CREDENTIALS, '$1');
+}
+
+/**
+ * Refuses a base URL with credentials, naming where it was set but never what the credentials
+ * are: they would travel outside the Authorization header and into every message naming the URL.
+ */
+export function refuseCredentials(raw: string, where?: string): void {
+  if (!hasCredentials(raw)) return;
+  throw new HogsyncError('usage', `the base URL${where ? ` set by ${where}` : ''} contains credentials (user:password@ before the host): remove them, it must be an origin such as ${truncateUrl(withoutCredentials(raw).replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#]*).*$/is, '$1'))}; the API key comes only from HOGSYNC_API_KEY`);
+}
+
 export function parseBaseUrl(raw: string): Base {
+  refuseCredentials(raw);
   let url: URL;
   try {
     url = new URL(raw);

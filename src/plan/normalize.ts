@@ -1,7 +1,7 @@
 // Every rule by which a declared value and a live value are compared, in one place.
 // Each rule has a test in test/plan.normalize.test.ts. Values equal after normalization
 // are not a change.
-import type { CompareRule, MergeDepth, ResourceKind } from '../resources/kind.js';
+import type { ComparedItem, CompareRule, MergeDepth, ResourceKind } from '../resources/kind.js';
 
 export interface NormalizationRule {
   /** What the rule makes equal, for the README and for readers of a surprising plan. */
@@ -211,9 +211,9 @@ export function sameValue(rule: CompareRule, declared: unknown, live: unknown, k
  * normalizer for the field when it has one (the API's rewriting, applied to both sides), else
  * by the field's rule.
  */
-export function sameField(kind: ResourceKind, field: string, declared: unknown, live: unknown): boolean {
+export function sameField(kind: ResourceKind, field: string, declared: unknown, live: unknown, item?: ComparedItem): boolean {
   const together = kind.comparedTogether?.[field];
-  if (together) [declared, live] = together(declared, live);
+  if (together) [declared, live] = together(declared, live, item);
   const normalize = kind.normalizers?.[field];
   if (normalize) return deepEqual(normalize(declared), normalize(live));
   const spec = kind.fields[field];

@@ -18,6 +18,7 @@ import { targetsOfPlan } from './targeting.js';
 import { Deferred, holdsDeferred, ReferenceIndex } from './references.js';
 import { itemsIn, lookupScopes, plannedScopes, pruned, wholeListAt } from './scopes.js';
 import { findCycle } from '../util/find-cycle.js';
+import { keyedCreate, keyedUpdate } from './keyed-fields.js';
 
 export interface PlanOptions {
   baseUrl: string;
@@ -619,9 +620,11 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
   const declared = withIdentity(kind, item, resolvedFields);
   if (!record) {
     if (!kind.canCreate || kind.creatable?.(item.key) === false) return 'missing';
-    const fields = Object.entries(withIdentity(kind, item)).map(([path, after]) => {
+    const fields = Object.entries(withIdentity(kind, item)).flatMap(([path, after]): FieldChange[] => {
+      const keyed = kind.keyedFields ? keyedCreate(kind, item, path, after) : undefined;
+      if (keyed) return keyed;
       const sensitive = isSensitive(kind, item, path);
-      return { path, before: null, after: shown(after, sensitive), sensitive, ...(sensitive && kind.writeOnlyFields?.includes(path) ? { write_only: true as const } : {}) };
+      return [{ path, before: null, after: shown(after, sensitive), sensitive, ...(sensitive && kind.writeOnlyFields?.includes(path) ? { write_only: true as const } : {}) }];
     });
     const values = kind.completeValues ? { ...resolvedFields, ...kind.completeValues(resolvedFields, undefined) } : resolvedFields;
     return { change: { ...changeBase(kind, scope, address, item), action: 'create', fields, ...declaredAtOf(item) }, execution: { ...executionTarget(kind, scope, item), id: null, values } };
@@ -645,8 +648,14 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
       continue;
     }
     const deferred = mayDefer && holdsDeferred(after);
-    if (!deferred && sameField(kind, path, after, record[path])) {
+    if (!deferred && sameField(kind, path, after, record[path], { declared: item.fields, record })) {
       same.push(path);
+      continue;
+    }
+    const keyed = kind.keyedFields ? keyedUpdate(kind, item, path, after, record[path], record) : undefined;
+    if (keyed) {
+      fields.push(...keyed);
+      values[path] = after;
       continue;
     }
     const sensitive = isSensitive(kind, item, path, record);

@@ -6,6 +6,7 @@
 // is one module and one line in src/resources/registry.ts.
 import type { ActivitySpec, DescribeContext, DescribedLine } from './describe.js';
 import type { SandboxModel } from '../sandbox/kind-model.js';
+import type { FilePosition } from '../errors.js';
 
 export type { ActivitySpec, DescribeContext, DescribedLine } from './describe.js';
 
@@ -113,6 +114,19 @@ export interface HttpCall { method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type LiveRecord = Record<string, unknown>;
 
 /** The part of the API port a kind's hooks may call (src/http/port.ts has the whole port). */
+/** What a kind's prepare sees of a declared item. */
+export interface PreparedItem {
+  fields: Record<string, unknown>;
+  ensure: 'present' | 'absent';
+  project: number | null;
+  /** Fields (and keys of keyed fields: `inputs.token`) whose value came through ${env:…}. */
+  interpolated: readonly string[];
+  position: FilePosition;
+}
+
+/** A message at a line of the files. */
+export interface Located { position: FilePosition; message: string }
+
 export interface KindPort {
   request<T = unknown>(method: HttpCall['method'], path: string, options?: { body?: unknown; okStatuses?: number[]; idempotent?: boolean }): Promise<{ status: number; body: T }>;
 }
@@ -235,6 +249,11 @@ export interface EntryProblem {
   message: string;
   /** The value at the path (default), or its key (an unknown or misplaced key). */
   at?: 'key' | 'value';
+  /**
+   * A warning, not an error: 'always', or 'literal' for one that holds only where the value was
+   * written in the file (a secret input's literal value), not where it came through ${env:…}.
+   */
+  warning?: 'always' | 'literal';
 }
 
 /** What a create answered that the user must see: fields of the apply report, and lines for people. */
@@ -261,6 +280,12 @@ export interface CompanionRead {
 
 /** What a kind's hooks see of its companions' answers (CompanionRead), by name. */
 export type Companions = Readonly<Record<string, unknown>>;
+
+/** The declared fields and the live record of the item a field is compared for. */
+export interface ComparedItem {
+  declared?: Record<string, unknown>;
+  record?: LiveRecord;
+}
 
 /** What a kind decides for a declared item that has no live record yet (see ResourceKind.prepareCreate). */
 export type PreparedCreate =
@@ -489,6 +514,14 @@ export interface ResourceKind {
    * warning of the plan (the hook words it), never an error.
    */
   preview?(input: PreviewInput, port: KindPort): Promise<PreviewResult | undefined>;
+  /**
+   * Optional: what the kind reads of the API, once per run before anything is planned, to check,
+   * mask and compare its declared items (a hog function's template schemas, for templates hogsync
+   * does not carry). Answers plan errors and warnings, each at the line of the item concerned.
+   */
+  prepare?(items: readonly PreparedItem[], port: KindPort, context: { anyProject?: number }): Promise<{ problems: Located[]; warnings: Located[] }>;
+  /** Optional: what the kind reads of the API before export or show writes its live records (a hog function's template schemas). */
+  prepareExport?(records: ReadonlyArray<{ record: LiveRecord; scope: Scope }>, port: KindPort): Promise<void>;
   /** Optional: what a create answered that the user must see (a proxy record's CNAME target). */
   created?(record: LiveRecord, identity: string): CreatedReport | undefined;
   /** Where the API's activity log keeps this kind's changes (drift attribution); absent when it keeps none. */
@@ -517,7 +550,13 @@ export interface ResourceKind {
    * function's secret inputs, which the API reads back only as `{"secret": true}`). Runs before
    * the field's normalizer, if any.
    */
-  readonly comparedTogether?: Readonly<Record<string, (declared: unknown, live: unknown) => [unknown, unknown]>>;
+  readonly comparedTogether?: Readonly<Record<string, (declared: unknown, live: unknown, item?: ComparedItem) => [unknown, unknown]>>;
+  /**
+   * Mapping fields shown key by key (a hog function's `inputs`: `inputs.url`, `inputs.token`),
+   * each with the keys that are write-only secrets of the item (never shown, never compared
+   * unless resent).
+   */
+  readonly keyedFields?: Readonly<Record<string, (declared: Record<string, unknown> | undefined, live: LiveRecord | undefined) => ReadonlySet<string>>>;
   /**
    * Optional: items whose order in the files sets a field (transformations run in
    * `execution_order`): where none of them declares the field, each gets its rank (1, 2, …)
@@ -526,6 +565,8 @@ export interface ResourceKind {
   readonly orderedBy?: { field: string; among(key: string): boolean };
   /** Fields whose secrets the API never reads back (a hog function's inputs): plans say `(sensitive, write-only)`. */
   readonly writeOnlyFields?: readonly string[];
+  /** Values inside the declared fields that are secrets however written (a hog function's secret inputs): masked in all output. */
+  secretValues?(fields: Record<string, unknown>): unknown[];
   /** Fields that hold secrets because of the item's other values (a flag with encrypted payloads). */
   secretFields?(declared: Record<string, unknown> | undefined, live: LiveRecord | undefined): readonly string[];
   /**
@@ -533,7 +574,7 @@ export interface ResourceKind {
    * `payloads.true`): export puts a placeholder at each, so the rest stays readable. Default:
    * the whole field.
    */
-  secretParts?(field: string, value: unknown): string[][];
+  secretParts?(field: string, value: unknown, record?: LiveRecord): string[][];
   /** Records the default list leaves out: matched to declared items, never unmanaged or pruned. */
   readonly heldBack?: HeldBack;
   /** Values a change must carry besides the changed ones (a flag archived must also be disabled). */

@@ -43,6 +43,8 @@ export interface SchemaNode {
   'x-unknown'?: string;
   /** What the API does when this field is left out (`would roll out to 100 % of users`), said beside a misspelt key. */
   'x-if-absent'?: string;
+  /** How to write a value of another type (`write {key}: { value: … }`, {key} the mapping key), said after the type error. */
+  'x-hint'?: string;
 }
 
 export interface SchemaDocument extends SchemaNode { $id: string; $defs: Record<string, SchemaNode> }

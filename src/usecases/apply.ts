@@ -82,7 +82,7 @@ export async function applyFiles(request: ApplyRequest, settings: ApiSettings, o
     throw new HogsyncError('usage', `--target cannot be given with --plan: the plan ${printable(request.planFile ?? '')} applies the targets it was made with${saved.targets ? '' : ' (none)'}`);
   }
   if ((request.targets?.length ?? 0) > 0) parseTargets(request.targets ?? []);
-  const desired = await loadConfig(paths);
+  const desired = await loadConfig(paths, process.env, { deferUnsetWriteOnly: true });
   const given = saved ? saved.targets : (request.targets?.length ?? 0) > 0 ? { addresses: resolveAliases(request.targets ?? [], aliasesOf(desired)) } : undefined;
   return withClient(settings, observer, async (client) => {
     // A target's organization written as the files write it (a slug, `@current`) compares as its UUID.

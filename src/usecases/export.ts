@@ -8,6 +8,7 @@ import { SCHEMA_URL } from '../resources/schema.js';
 import { defaultExportKinds, readWorkspace } from '../state/workspace.js';
 import { KINDS, kindsOfKeys } from '../resources/registry.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
+import { prepareExport } from './prepare-kinds.js';
 
 export interface ExportRequest {
   /** The organization id, lower-cased. */
@@ -36,8 +37,11 @@ export function schemaReference(outFile: string | undefined): string {
 
 export async function exportWorkspace(request: ExportRequest, settings: ApiSettings, observer: Observer = {}): Promise<ExportResult> {
   const selected = request.kinds && request.kinds.length > 0 ? kindsOfKeys(request.kinds) : defaultExportKinds();
-  const live = await withClient(settings, observer, (client) =>
-    reading(client, 'workspace', observer, () => readWorkspace(client, request.organization, request.projects, settings.parallelism, KINDS, selected)));
+  const live = await withClient(settings, observer, async (client) => {
+    const read = await reading(client, 'workspace', observer, () => readWorkspace(client, request.organization, request.projects, settings.parallelism, KINDS, selected));
+    await prepareExport(client, read, selected);
+    return read;
+  });
   return exportDocument(live, { organization: request.organization, schemaId: schemaReference(request.outFile), validate: loadSchemaValidator(),
     shared: request.shared === true, allFields: request.allFields === true, selected });
 }

@@ -29,6 +29,9 @@ import { runPreviews } from './previews.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
 import { resolveOrganizations, resolveOrganizationsThen } from './organizations.js';
 import { resolveNamedItems } from './named-items.js';
+import { prepareKinds } from './prepare-kinds.js';
+import { unsetSecrets } from '../plan/unset.js';
+import { ConfigErrors } from '../config/problems.js';
 import { nextTurnAhead } from '../util/turns.js';
 
 export interface PlanRequest {
@@ -66,6 +69,7 @@ export async function planWith(client: ApiClient, desired: DesiredState, setting
   try {
     await resolveOrganizations(client, desired);
     await resolveNamedItems(client, desired, request.kinds ?? KINDS);
+    await prepareKinds(client, desired, request.kinds ?? KINDS);
     return await readAndPlan(client, desired, settings, request, observer);
   } catch (err) {
     throw err instanceof UnknownOrganization ? declaredHere(err, desired) : err;
@@ -98,7 +102,10 @@ async function readAndPlan(client: ApiClient, desired: DesiredState, settings: A
   let result = planned;
   if (targets) result = await countEveryLiveItem(result, all, reads, client, settings.parallelism, request.maxDeletePercent ?? DEFAULT_MAX_DELETE_PERCENT);
   if (feed) result = { ...result, plan: { ...result.plan, since: feed.start } };
-  const warnings = [...(result.checks ?? []), ...(request.safetyWarnings ? safetyWarnings(result, request.kinds) : [])];
+  // An unset write-only secret: an error where a change would send it, else a note.
+  const unset = unsetSecrets(result);
+  if (unset.errors.length > 0) throw new ConfigErrors(unset.errors);
+  const warnings = [...unset.notes, ...(result.checks ?? []), ...(request.safetyWarnings ? safetyWarnings(result, request.kinds) : [])];
   const previews = request.previews ? await runPreviews(result, client, settings.parallelism) : undefined;
   // What the files declare that will not do what it seems to, at its line (as validate says it).
   const declared = (desired.warnings ?? []).map((w) => `${formatPosition(w.position)}: ${w.message}`);
@@ -218,7 +225,7 @@ export async function streamPlan(client: ApiPort, desired: DesiredState, reads: 
 
 /** `hogsync plan` and `hogsync drift`: files → annotated plan, targeted when asked. */
 export async function planFiles(paths: string[], settings: ApiSettings, request: PlanRequest, observer: Observer = {}, targeting: TargetRequest = {}): Promise<Planned> {
-  const desired = await loadConfig(paths);
+  const desired = await loadConfig(paths, process.env, { deferUnsetWriteOnly: true });
   checkedTargets(desired, targeting);
   const { planned, targets, warnings } = await withClient(settings, observer, async (client) => {
     // Targets compare with addresses in one spelling: organizations resolved first (STYLE.md, "Resolve before you compare").

@@ -9,6 +9,7 @@ import { readAddressed } from '../state/addressed.js';
 import { schemaReference } from './export.js';
 import { KINDS } from '../resources/registry.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
+import { prepareExport } from './prepare-kinds.js';
 
 export interface ShowRequest {
   /** The organization id, lower-cased: every address is read in it. */
@@ -24,8 +25,11 @@ export interface ShowResult extends ExportResult {
 
 export async function showItems(request: ShowRequest, settings: ApiSettings, observer: Observer = {}): Promise<ShowResult> {
   const targets = parseTargets(request.addresses, 'show');
-  const live = await withClient(settings, observer, (client) =>
-    reading(client, 'live state', observer, () => readAddressed(client, request.organization, targets, settings.parallelism)));
+  const live = await withClient(settings, observer, async (client) => {
+    const read = await reading(client, 'live state', observer, () => readAddressed(client, request.organization, targets, settings.parallelism));
+    await prepareExport(client, read, KINDS);
+    return read;
+  });
   const result = exportDocument(live, {
     organization: request.organization,
     schemaId: schemaReference(undefined),

@@ -65,6 +65,18 @@ export function maskSecrets(text: string): string {
 }
 
 /**
+ * A bearer token as RFC 6750 writes one (token68): only its own characters, so masking it never
+ * takes a quote, a comma or a bracket with it (the JSON or YAML around it keeps its structure),
+ * and never goes past the end of its line.
+ */
+const BEARER_TOKEN = /(Bearer[ \t]+)[A-Za-z0-9\-._~+/]+=*/gi;
+
+/** Whether a value holds a bearer credential (`Authorization: Bearer …`): a secret wherever it is found. */
+export function holdsCredential(text: string): boolean {
+  return /bearer/i.test(text) && new RegExp(BEARER_TOKEN.source, 'i').test(text);
+}
+
+/**
  * The one key redaction: every bearer token, and the key in every form a message gives it,
  * case-insensitively (a key that went through a hostname or a header comes back lower-cased).
  * The HTTP client applies it to its own messages with its own key; maskSecrets to all output.
@@ -72,7 +84,7 @@ export function maskSecrets(text: string): string {
  * (a pattern built from a 120 000-character key is too large for the engine to compile).
  */
 export function maskKey(text: string, key: string | undefined): string {
-  let out = /bearer/i.test(text) ? text.replace(/(Bearer\s+)\S+/gi, `$1${KEY_MASK}`) : text;
+  let out = /bearer/i.test(text) ? text.replace(BEARER_TOKEN, `$1${KEY_MASK}`) : text;
   if (key !== undefined && key.length >= 4) out = replaceFolded(out, keyForms(key), KEY_MASK);
   return out;
 }

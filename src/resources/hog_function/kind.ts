@@ -16,10 +16,11 @@
 //   - `bytecode` (of inputs, filters, masking) and an input's `order` and `transpiled` are
 //     computed; `hog` comes back trimmed; deleted with PATCH {"deleted": true} (DELETE is 405);
 //   - at most 20 enabled transformations per project: a plan warning before apply meets it.
-import type { EntryProblem, LiveRecord, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
+import type { ComparedItem, EntryProblem, LiveRecord, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
 import { resendSecrets } from '../write-only.js';
-import { templateById, type InputSchema } from './templates.js';
+import { templateById, TEMPLATES, type InputSchema } from './templates.js';
+import { learnExportedTemplates, learnTemplates, literalSecretWarning } from './learn-templates.js';
 import { suggest } from '../../config/suggest.js';
 import { propertyValueProblems } from '../feature_flag/rules.js';
 
@@ -53,6 +54,9 @@ function declaredSchema(entry: Obj | undefined): InputSchema[] | undefined {
 function secretInputs(declared: Obj | undefined, live: LiveRecord | undefined): Set<string> {
   const keys = new Set<string>([...secretKeysOf(declaredSchema(declared)), ...secretKeysOf(live?.inputs_schema)]);
   if (live && isObj(live.inputs)) for (const [k, v] of Object.entries(live.inputs)) if (isSecretMarker(v)) keys.add(k);
+  // A new function of a template whose schema no one could read (its project does not exist yet):
+  // which inputs are secret is unknown, so none is shown.
+  if (!live && declared && !declaredSchema(declared) && declared.template_id !== undefined && isObj(declared.inputs)) for (const k of Object.keys(declared.inputs)) keys.add(k);
   return keys;
 }
 
@@ -81,12 +85,50 @@ function normalizeFilters(value: unknown): unknown {
   return out;
 }
 
-/** A secret input the API answers as `{"secret": true}` compares equal to any declared value, unless resent. */
-function compareInputs(declared: unknown, live: unknown): [unknown, unknown] {
-  if (!isObj(declared) || !isObj(live) || resendSecrets()) return [declared, live];
+/** The schema of a function: the file's (its own, or its template's), else the one the API answered. */
+function schemaOf(declared: Obj | undefined, live: LiveRecord | undefined): InputSchema[] {
+  return declaredSchema(declared) ?? (Array.isArray(live?.inputs_schema) ? live.inputs_schema as InputSchema[] : []);
+}
+
+/** Required inputs with a default: the API refuses a function without them, and hogsync completes them. */
+function defaultedInputs(declared: Obj | undefined, live: LiveRecord | undefined): string[] {
+  return schemaOf(declared, live).filter((s) => s.required === true && s.default !== undefined).map((s) => s.key);
+}
+
+/**
+ * Inputs as sent (the API replaces them whole): every declared one, and each required input the
+ * file leaves out completed by the schema, with what the API holds for it, else its default.
+ */
+function completeInputs(values: Obj, live: LiveRecord | undefined): Obj {
+  if (!isObj(values.inputs)) return {};
+  const held = isObj(live?.inputs) ? live.inputs : {};
+  const inputs: Obj = {};
+  for (const s of schemaOf(values, live)) {
+    if (s.key in values.inputs || s.required !== true || s.default === undefined) continue;
+    inputs[s.key] = isObj(held[s.key]) && !isSecretMarker(held[s.key]) ? { value: (held[s.key] as Obj).value } : { value: s.default };
+  }
+  return Object.keys(inputs).length === 0 ? {} : { inputs: { ...inputs, ...values.inputs } };
+}
+
+/**
+ * A secret input is never compared, whatever the API answers for it (its marker, or a value in
+ * clear): the declared one takes the live one's place. With --resend-secrets every secret the
+ * API holds counts as changed (it is sent again), and is still never compared to what it answered.
+ */
+function compareInputs(declared: unknown, live: unknown, item?: ComparedItem): [unknown, unknown] {
+  if (!isObj(declared) || !isObj(live)) return [declared, live];
+  const secrets = secretInputs(item?.declared, item?.record);
+  for (const [k, v] of Object.entries(live)) if (isSecretMarker(v)) secrets.add(k);
   const d: Obj = { ...declared };
-  for (const [k, v] of Object.entries(live)) if (isSecretMarker(v) && k in d) d[k] = v;
-  return [d, live];
+  const l: Obj = { ...live };
+  // A required input the file leaves out is completed (its default, or what the API holds): not compared.
+  for (const k of defaultedInputs(item?.declared, item?.record)) if (!(k in d) && k in l) d[k] = l[k];
+  for (const k of secrets) {
+    if (!(k in l)) continue;
+    if (resendSecrets()) l[k] = { secret: true };
+    else if (k in d) d[k] = l[k];
+  }
+  return [d, l];
 }
 
 /** Property filters of the function, its events and its actions, checked as a flag's are (each value's shape for its operator). */
@@ -103,7 +145,12 @@ function filterProblems(filters: unknown): EntryProblem[] {
 /** What validate checks of a function's inputs against its template's (or own) inputs schema. */
 export function validateHogFunctionEntry(entry: Obj): EntryProblem[] {
   const problems: EntryProblem[] = filterProblems(entry.filters);
-  if (entry.template_id !== undefined && entry.inputs_schema === undefined && !templateById(entry.template_id)) return problems;
+  if (entry.template_id !== undefined && entry.inputs_schema === undefined && !templateById(entry.template_id)) {
+    // Read from the API at plan time; one this close to a template hogsync carries is likely misspelt.
+    const near = typeof entry.template_id === 'string' ? suggest(entry.template_id, TEMPLATES.map((t) => t.id)) : undefined;
+    if (near) problems.push({ path: ['template_id'], warning: 'always', message: `"${entry.template_id}" is not a template hogsync knows offline (plan asks the API for it): did you mean "${near}"?` });
+    return problems;
+  }
   const schema = declaredSchema(entry);
   if (!schema) return problems;
   const inputs = isObj(entry.inputs) ? entry.inputs : {};
@@ -117,6 +164,12 @@ export function validateHogFunctionEntry(entry: Obj): EntryProblem[] {
   if (entry.ensure === 'absent') return problems;
   for (const s of schema) {
     const input = inputs[s.key];
+    // A secret is secret however it is written: a literal is masked too, and belongs in the environment.
+    if (s.secret === true && isObj(input) && input.value !== undefined && input.value !== null && input.value !== '') {
+      problems.push({ path: ['inputs', s.key, 'value'], warning: 'literal', message: literalSecretWarning(s.key, whose) });
+    }
+    // Written without { value: … }: the schema's message says how to write it; "required" would only repeat it.
+    if (input !== undefined && input !== null && !isObj(input)) continue;
     const value = isObj(input) ? input.value : undefined;
     if (s.required && (value === undefined || value === null || value === '') && s.default === undefined) {
       problems.push({ path: ['inputs'], at: 'key', message: `input "${s.key}" is required by ${whose}: the API would refuse the function ("This field is required.")` });
@@ -188,14 +241,19 @@ export const hogFunction: ResourceKind = {
   unsetValues: { description: '', mappings: null, masking: null, filters: {} },
   normalizers: { inputs: normalizeInputs, filters: normalizeFilters, hog: (v) => (typeof v === 'string' ? v.trim() : v), masking: (v) => (isObj(v) ? Object.fromEntries(Object.entries(v).filter(([k, x]) => k !== 'bytecode' && x !== null)) : v ?? null) },
   comparedTogether: { inputs: compareInputs },
+  // Each input by its own path (inputs.url, inputs.token): a secret one never hides the others' changes.
+  keyedFields: { inputs: secretInputs },
   writeOnlyFields: ['inputs'],
   // Transformations run in execution_order, which the files' order sets where none declares it.
   orderedBy: { field: 'execution_order', among: (key) => key.startsWith('transformation/') },
   secretFields: (declared, live) => (secretInputs(declared, live).size > 0 ? ['inputs'] : []),
   // Export writes each secret input (read back as a marker, kept as {} once its marker is dropped) as a placeholder.
-  secretParts: (field, value) => (field === 'inputs' && isObj(value)
-    ? Object.entries(value).filter(([, v]) => isSecretMarker(v) || (isObj(v) && Object.keys(v).length === 0)).map(([k]) => [k, 'value'])
-    : [[]]),
+  // A secret input is one however the API answers it (in clear too): the schema says which.
+  secretParts: (field, value, record) => {
+    if (field !== 'inputs' || !isObj(value)) return [[]];
+    const secrets = secretInputs(undefined, record);
+    return Object.entries(value).filter(([k, v]) => secrets.has(k) || isSecretMarker(v) || (isObj(v) && Object.keys(v).length === 0)).map(([k]) => [k, 'value']);
+  },
   // Made from a template: its template_id and inputs (the API copied the template's hog and inputs
   // schema; written out they would only repeat it). Empty filters and no order say nothing.
   exported: (record, data) => {
@@ -210,7 +268,15 @@ export const hogFunction: ResourceKind = {
     if (out.execution_order === null) delete out.execution_order;
     return out;
   },
+  completeValues: completeInputs,
   validateEntry: validateHogFunctionEntry,
+  // The values of its secret inputs (of a template hogsync carries, or its own schema): masked in everything written.
+  secretValues: (fields) => {
+    const inputs = isObj(fields.inputs) ? fields.inputs : {};
+    return secretKeysOf(declaredSchema(fields)).map((k) => (isObj(inputs[k]) ? (inputs[k] as Obj).value : undefined));
+  },
+  prepareExport: learnExportedTemplates,
+  prepare: (items, port, { anyProject }) => learnTemplates(items, port, (entry) => validateHogFunctionEntry(entry).filter((p) => !p.warning), anyProject),
   check,
   createStatuses: [201],
   deleteStatuses: [200],
@@ -226,7 +292,9 @@ export const hogFunction: ResourceKind = {
     // Inputs are replaced whole: a secret stays as stored (its marker sent back) unless resent.
     if (isObj(body.inputs) && !resendSecrets()) {
       const secrets = secretInputs(undefined, live);
-      body.inputs = Object.fromEntries(Object.entries(body.inputs).map(([k, v]) => [k, secrets.has(k) ? { secret: true } : v]));
+      const held = isObj(live?.inputs) ? live.inputs : {};
+      // A secret the API holds stays as stored; one it holds none of yet is sent.
+      body.inputs = Object.fromEntries(Object.entries(body.inputs).map(([k, v]) => [k, secrets.has(k) && k in held ? { secret: true } : v]));
     }
     return { method: 'PATCH', path: hogFunction.itemPath(s, id), body };
   },

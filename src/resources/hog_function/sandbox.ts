@@ -29,7 +29,41 @@ import { paginate } from '../../sandbox/pagination.js';
 import { seedApply, seedList } from '../../sandbox/seed.js';
 import type { SandboxState } from '../../sandbox/state.js';
 import { booleanRule, integerRule, stringRule, validatePartial } from '../../sandbox/validation.js';
-import { templateById } from './templates.js';
+import type { Handler } from '../../sandbox/router.js';
+import { notFound } from '../../sandbox/errors.js';
+import { projectOf } from '../../sandbox/routes/common.js';
+import { SANDBOX_ONLY_TEMPLATES, TEMPLATES, type HogTemplate } from './templates.js';
+
+/** The templates the sandbox has: those hogsync carries and some it does not (as the API has well over a hundred). */
+const CATALOG: readonly HogTemplate[] = [...TEMPLATES, ...SANDBOX_ONLY_TEMPLATES];
+const templateById = (id: unknown): HogTemplate | undefined => CATALOG.find((t) => t.id === id);
+
+/** A template as the API answers it (HogFunctionTemplateSerializer): newer versions carry the source as `code`. */
+function renderTemplate(t: HogTemplate): JsonObject {
+  return {
+    id: t.id, name: t.name, description: null, code: t.hog, code_language: 'hog', inputs_schema: clone(t.inputs_schema as unknown as Json[]),
+    type: t.type, status: t.status === 'free' ? 'stable' : t.status, category: [], free: t.status === 'free', icon_url: null,
+    filters: null, masking: null, mapping_templates: null,
+  };
+}
+
+/** GET …/hog_function_templates/: destinations unless `type` or `types` names others; `template_id` narrows to one. */
+const listTemplates: Handler = (ctx) => ctx.store.read((state) => {
+  projectOf(ctx, state);
+  const q = ctx.url.searchParams;
+  const types = q.get('type') ? [q.get('type') as string] : (q.get('types') ?? 'destination').split(',');
+  const id = q.get('template_id');
+  const found = CATALOG.filter((t) => types.includes(t.type) && (id === null || t.id === id));
+  return { status: 200, body: paginate(found, renderTemplate, ctx.url) as unknown as JsonObject };
+});
+
+/** GET …/hog_function_templates/{template_id}/: any template by id; 404 for one the API does not have. */
+const readTemplate: Handler = (ctx) => ctx.store.read((state) => {
+  projectOf(ctx, state);
+  const t = templateById(ctx.params.template_id);
+  if (!t) throw notFound();
+  return { status: 200, body: renderTemplate(t) };
+});
 
 const COLLECTION = 'hog_functions';
 const TYPES = ['destination', 'site_destination', 'internal_destination', 'source_webhook', 'site_app', 'transformation'];
@@ -224,6 +258,10 @@ export const model: SandboxModel = {
   // A deleted function answers 404 (the viewset leaves deleted ones out but to restore one).
   softDeleted: 'gone',
   fields: {},
+  routes: [
+    { pattern: '/api/projects/:project/hog_function_templates/', methods: { GET: { scope: 'hog_function:read', handler: listTemplates } } },
+    { pattern: '/api/projects/:project/hog_function_templates/:template_id/', methods: { GET: { scope: 'hog_function:read', handler: readTemplate } } },
+  ],
   activity: { scope: 'HogFunction', name: (r) => String(r.name), ignored: ['project', 'secrets', 'updated_at', 'bytecode'] },
   hooks: {
     listReply: (ctx) => {

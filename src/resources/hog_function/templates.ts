@@ -73,6 +73,36 @@ export const TEMPLATES: readonly HogTemplate[] = [
   },
 ];
 
+/**
+ * Templates the API has and hogsync does not carry (well over a hundred): the sandbox serves
+ * these besides TEMPLATES, so that reading a template's schema from the API is met in tests.
+ */
+export const SANDBOX_ONLY_TEMPLATES: readonly HogTemplate[] = [
+  {
+    // posthog/cdp/templates/customerio/template_customerio.py: token is a secret input
+    id: 'template-customerio', name: 'Customer.io', type: 'destination', status: 'beta',
+    hog: "let res := fetch(f'https://{inputs.host}/api/v2/entity', {'headers': {'Authorization': f'Basic {base64Encode(f'{inputs.site_id}:{inputs.token}')}'}});",
+    inputs_schema: [
+      { key: 'site_id', type: 'string', required: true, secret: false },
+      { key: 'token', type: 'string', required: true, secret: true },
+      { key: 'host', type: 'choice', required: true, secret: false, default: 'track.customer.io', choices: ['track.customer.io', 'track-eu.customer.io'].map((v) => ({ label: v, value: v })) },
+      { key: 'identifiers', type: 'dictionary', required: true, secret: false, default: { email: '{person.properties.email}' } },
+      { key: 'include_all_properties', type: 'boolean', required: false, secret: false, default: true },
+      { key: 'attributes', type: 'dictionary', required: false, secret: false },
+    ],
+  },
+];
+
+/** Templates read from the API in this run (GET …/hog_function_templates/{id}/), by id. */
+const learned = new Map<string, HogTemplate>();
+
+/** Keeps a template the API answered, so that validation, masking and comparing know its inputs. */
+export function learnTemplate(template: HogTemplate): void {
+  learned.set(template.id, template);
+}
+
+/** A template hogsync carries, else one the API answered in this run. */
 export function templateById(id: unknown): HogTemplate | undefined {
-  return typeof id === 'string' ? TEMPLATES.find((t) => t.id === id) : undefined;
+  if (typeof id !== 'string') return undefined;
+  return TEMPLATES.find((t) => t.id === id) ?? learned.get(id);
 }
