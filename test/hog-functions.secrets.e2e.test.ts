@@ -135,6 +135,9 @@ describe('hog function secrets', () => {
   it('an unset secret variable is a note where nothing sends it (plan, drift, an update of another input), an error naming it where something would', async () => {
     const unset = { SG_KEY: undefined } as unknown as Rec;
     const path = ws.write('hogsync.yaml', file(HOOK(), SENDGRID('Nice')));
+    const validate = await cli('validate unset', ['validate', path], unset);
+    expect(validate.code, validate.stderr).toBe(0);
+    expect(validate.stderr).toMatch(/hogsync\.yaml:\d+:\d+: note: environment variable SG_KEY is not set: a write-only secret/);
     const drift = await cli('drift unset', ['drift', path], unset);
     expect(drift.code, drift.stdout + drift.stderr).toBe(2);
     const plan = await cli('plan unset', ['plan', path], unset);

@@ -6,6 +6,7 @@ import { formatPosition, plural } from '../config/problems.js';
 import { labelOf } from '../resources/kind.js';
 import { KINDS } from '../resources/registry.js';
 import { printable } from '../util/printable.js';
+import { unsetValues } from '../config/unset.js';
 
 /** `N files valid: 1 organization, 2 projects, …`: the kinds the files declare (a workspace has about thirty). */
 export function summarize(state: DesiredState): string {
@@ -19,13 +20,19 @@ export function summarize(state: DesiredState): string {
 export async function run(args: string[], _opts: Record<string, unknown>): Promise<number> {
   let state: DesiredState;
   try {
-    state = await loadConfig(args);
+    // An unset write-only secret is only needed by an apply that sends it (PRODUCT.md): a note here.
+    state = await loadConfig(args, process.env, { deferUnsetWriteOnly: true });
   } catch (err) {
     if (!(err instanceof ConfigErrors)) throw err;
     process.stderr.write(`${formatConfigErrors(err.problems)}\n`);
     return 1;
   }
   for (const w of state.warnings ?? []) process.stderr.write(`${printable(`${formatPosition(w.position)}: warning: ${w.message}`)}\n`);
+  for (const { names, positions } of unsetValues().values()) {
+    for (const position of positions) {
+      process.stderr.write(`${printable(`${formatPosition(position)}: note: environment variable ${names.join(', ')} is not set: a write-only secret, needed only by an apply that sends it (a create, --resend-secrets)`)}\n`);
+    }
+  }
   process.stdout.write(`${summarize(state)}\n`);
   return 0;
 }
