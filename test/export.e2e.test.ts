@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { api, inProcessSandbox, stopAllSandboxes } from './support/sandbox.js';
+import { expectCanonical } from './support/canonical.js';
 import { ORG, workspace, type Workspace } from './support/workspace.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 import type { SeedDocument } from '../src/sandbox/seed.js';
@@ -113,7 +114,9 @@ afterEach(async () => {
 async function exportTo(file: string, extra: string[] = []) {
   const r = await ws.cli(['export', '--organization', ORG, '--out', file, ...extra]);
   expect(r.code, r.stderr).toBe(0);
-  return { ...r, text: readFileSync(ws.path(file), 'utf8') };
+  const text = readFileSync(ws.path(file), 'utf8');
+  expectCanonical(text, file);
+  return { ...r, text };
 }
 
 function noSecret(...texts: string[]): void {

@@ -86,6 +86,14 @@ function ordered(map: YAMLMap, schema: SchemaNode | undefined, aliases: boolean)
   return out;
 }
 
+/**
+ * The keys of every mapping of a document without aliases in the schema's order: what fmt does
+ * to keys, for writers of new files (export, show), so what they write is what fmt would.
+ */
+export function orderBySchema(contents: YamlNode | null): void {
+  orderNode(contents, schemaDocument(), { root: true, aliases: false });
+}
+
 /** Puts the keys of `node` and of every mapping below it in order, following the schema down. */
 function orderNode(node: YamlNode | null, schema: SchemaNode | undefined, where: { root: boolean; aliases: boolean }): void {
   const { isMap, isPair, isScalar, isSeq } = loadYaml();
