@@ -95,8 +95,13 @@ describe('event definitions', () => {
     const all = await ws.cli(['export', '--organization', ORG]);
     expect(all.code).toBe(0);
     expect(all.stdout).not.toContain('event_definitions');
+    // Leaving them out is said, with how to have them.
+    expect(all.stderr).toContain('export: event definitions not exported: pass --kind event_definitions\n');
+    const summary = await ws.cli(['export', '--organization', ORG, '--out', ws.path('all.yaml')]);
+    expect(summary.stderr).toMatch(/^Exported .* to .*all\.yaml; event definitions not exported: pass --kind event_definitions$/m);
     const r = await ws.cli(['export', '--organization', ORG, '--kind', 'event_definitions', '--out', ws.path('dict.yaml')]);
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('not exported');
     const text = await import('node:fs').then((fs) => fs.readFileSync(ws.path('dict.yaml'), 'utf8'));
     expectCanonical(text);
     const doc = parse(text) as { projects: Array<{ id: number; event_definitions: Array<{ name: string }> }> };

@@ -6,11 +6,12 @@ import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SCHEMA_URL } from '../resources/schema.js';
 import { defaultExportKinds, readWorkspace } from '../state/workspace.js';
-import { KINDS } from '../resources/registry.js';
+import { KINDS, type Kinds } from '../resources/registry.js';
+import { organizationResolver } from './organizations.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
 
 export interface ExportRequest {
-  /** The organization id, lower-cased. */
+  /** The organization as files write it: its UUID, its slug or @current (resolved once, first). */
   organization: string;
   /** Ids of the projects to export; none: all of them. */
   projects: number[];
@@ -34,10 +35,21 @@ export function schemaReference(outFile: string | undefined): string {
   return path.startsWith('.') || path.startsWith('/') ? path : `./${path}`;
 }
 
-export async function exportWorkspace(request: ExportRequest, settings: ApiSettings, observer: Observer = {}): Promise<ExportResult> {
+export interface ExportedWorkspace extends ExportResult {
+  /** The organization exported, by its UUID. */
+  organization: string;
+  /** Kinds left out because export writes them only when --kind names them (none when --kind is given). */
+  notExported: Kinds;
+}
+
+export async function exportWorkspace(request: ExportRequest, settings: ApiSettings, observer: Observer = {}): Promise<ExportedWorkspace> {
   const selected = request.kinds && request.kinds.length > 0 ? KINDS.filter((k) => request.kinds?.includes(k.configKey)) : defaultExportKinds();
-  const live = await withClient(settings, observer, (client) =>
-    reading(client, 'workspace', observer, () => readWorkspace(client, request.organization, request.projects, settings.parallelism, KINDS, selected)));
-  return exportDocument(live, { organization: request.organization, schemaId: schemaReference(request.outFile), validate: loadSchemaValidator(),
+  const { organization, live } = await withClient(settings, observer, async (client) => {
+    const id = await organizationResolver(client)(request.organization);
+    return { organization: id, live: await reading(client, 'workspace', observer, () => readWorkspace(client, id, request.projects, settings.parallelism, KINDS, selected)) };
+  });
+  const notExported = request.kinds && request.kinds.length > 0 ? [] : KINDS.filter((k) => k.exportedByDefault === false);
+  const result = exportDocument(live, { organization, schemaId: schemaReference(request.outFile), validate: loadSchemaValidator(),
     shared: request.shared === true, allFields: request.allFields === true, selected });
+  return { ...result, organization, notExported };
 }
