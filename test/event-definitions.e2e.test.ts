@@ -97,6 +97,7 @@ describe('event definitions', () => {
     expect(all.stdout).not.toContain('event_definitions');
     // Leaving them out is said, with how to have them.
     expect(all.stderr).toContain('export: event definitions not exported: pass --kind event_definitions\n');
+    expect((await ws.cli(['export', '--help'])).stdout).toContain('Event definitions are not exported without --kind');
     const summary = await ws.cli(['export', '--organization', ORG, '--out', ws.path('all.yaml')]);
     expect(summary.stderr).toMatch(/^Exported .* to .*all\.yaml; event definitions not exported: pass --kind event_definitions$/m);
     const r = await ws.cli(['export', '--organization', ORG, '--kind', 'event_definitions', '--out', ws.path('dict.yaml')]);

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resetStats } from '../src/sandbox/stats.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 import { inProcessSandbox, stopAllSandboxes } from './support/sandbox.js';
+import { expectCanonical } from './support/canonical.js';
 import { ORG, workspace, type Workspace } from './support/workspace.js';
 
 let sandbox: SandboxHandle;
@@ -65,7 +66,8 @@ describe('hogsync show', () => {
     // The projects list (to find project 111) and its flags: nothing of project 222, no roles.
     expect(Object.keys(sandbox.stats.byRoute).sort()).toEqual(['GET /api/organizations/:org/projects/', 'GET /api/projects/:project/feature_flags/']);
     expect(sandbox.stats.requests).toBe(2);
-    // What it prints plans to no change.
+    // What it prints is in fmt's layout, and plans to no change.
+    expectCanonical(r.stdout);
     ws.write('flag.yaml', r.stdout);
     const plan = await ws.cli(['plan', 'flag.yaml', '--target', `feature_flag:${ORG}/111/new-checkout`, '--detailed-exitcode']);
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
