@@ -69,7 +69,7 @@ describe('organization by UUID, slug or @current', () => {
     expect(v.stdout + v.stderr).toMatch(/organization.*its slug \(acme-inc\), or @current/);
   });
 
-  it('export and show take the three forms files take, default to @current, and resolve once', async () => {
+  it('export, show and --target take the three forms files take, export and show default to @current, and each is resolved once', async () => {
     // export: by default the key owner's current organization; a slug; @current; the UUID.
     const byDefault = await ws.cli(['export', '--verbose']);
     expect(byDefault.code, byDefault.stderr).toBe(0);
@@ -104,6 +104,12 @@ describe('organization by UUID, slug or @current', () => {
     expect(two.stderr).toBe(`error: show reads one organization at a time, and the addresses and --organization name @current (${ORG}) and other-org (${OTHER})\n`);
     const missing = await ws.cli(['show', 'project:@current/999']);
     expect(missing.stderr).toBe(`error: project:@current/999 matches no live item in organization ${ORG}\n`);
+
+    // --target too: a file naming the organization by slug, a target naming it @current.
+    const file = ws.write('targets/hogsync.yaml', `organization: acme-inc\nroles:\n  - name: Designers\n  - name: Writers\n`);
+    const targeted = await ws.cli(['plan', file, '--target', 'role:@current/Designers', '--format', 'json']);
+    expect(targeted.code, targeted.stderr).toBe(0);
+    expect((JSON.parse(targeted.stdout) as { changes: Array<{ address: string }> }).changes.map((c) => c.address)).toEqual([`role:${ORG}/Designers`]);
   });
 
   it('the same organization named two ways in two files is refused, naming both', async () => {

@@ -40,11 +40,28 @@ export function organizationResolver(api: ApiPort): (written: string, position?:
   };
 }
 
+type Resolver = ReturnType<typeof organizationResolver>;
+
+/**
+ * Addresses (`KIND:ORG/KEY`, as --target and show take them) with each organization part
+ * written by slug or `@current` replaced by its UUID, so that they compare with items'
+ * addresses in the one spelling; globs and UUIDs are kept as written.
+ */
+export async function resolveAddressOrganizations(addresses: readonly string[], resolve: Resolver): Promise<string[]> {
+  const out: string[] = [];
+  for (const address of addresses) {
+    const colon = address.indexOf(':');
+    const slash = address.indexOf('/', colon + 1);
+    const org = colon === -1 || slash === -1 ? '*' : address.slice(colon + 1, slash);
+    out.push(org.includes('*') || UUID.test(org) ? address : `${address.slice(0, colon + 1)}${await resolve(org)}${address.slice(slash)}`);
+  }
+  return out;
+}
+
 /** Replaces each organization written by slug or `@current` with its UUID, in the desired state and its items. */
-export async function resolveOrganizations(api: ApiPort, desired: DesiredState): Promise<void> {
+export async function resolveOrganizations(api: ApiPort, desired: DesiredState, resolve: Resolver = organizationResolver(api)): Promise<void> {
   const named = desired.organizations.filter((o) => !UUID.test(o.id));
   if (named.length === 0) return;
-  const resolve = organizationResolver(api);
   for (const org of named) {
     const written = org.id;
     const id = await resolve(written, org.position);

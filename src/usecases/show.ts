@@ -9,7 +9,7 @@ import { readAddressed } from '../state/addressed.js';
 import { schemaReference } from './export.js';
 import { KINDS } from '../resources/registry.js';
 import { HogsyncError } from '../errors.js';
-import { organizationResolver } from './organizations.js';
+import { organizationResolver, resolveAddressOrganizations } from './organizations.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
 
 export interface ShowRequest {
@@ -29,15 +29,6 @@ export interface ShowResult extends ExportResult {
   unmatched: string[];
 }
 
-/** An address with its organization part, where one is written (no glob), by the UUID it stands for. */
-function withOrganization(address: string, ids: ReadonlyMap<string, string>): string {
-  const colon = address.indexOf(':');
-  const slash = address.indexOf('/', colon + 1);
-  if (colon === -1 || slash === -1) return address;
-  const id = ids.get(address.slice(colon + 1, slash)) ?? ids.get(address.slice(colon + 1, slash).toLowerCase());
-  return id === undefined ? address : `${address.slice(0, colon + 1)}${id}${address.slice(slash)}`;
-}
-
 export async function showItems(request: ShowRequest, settings: ApiSettings, observer: Observer = {}): Promise<ShowResult> {
   parseTargets(request.addresses, 'show');
   const read = await withClient(settings, observer, async (client) => {
@@ -51,7 +42,7 @@ export async function showItems(request: ShowRequest, settings: ApiSettings, obs
       throw new HogsyncError('usage', `show reads one organization at a time, and the addresses and --organization name ${named}`);
     }
     const organization = distinct[0] as string;
-    const addresses = request.addresses.map((a) => withOrganization(a, ids));
+    const addresses = await resolveAddressOrganizations(request.addresses, resolve);
     const targets = parseTargets(addresses, 'show');
     const live = await reading(client, 'live state', observer, () => readAddressed(client, organization, targets, settings.parallelism));
     return { organization, addresses, targets, live };
