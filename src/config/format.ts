@@ -86,6 +86,19 @@ function blockWhereLong(node: YamlNode | null, text: string, column = 0): void {
 
 interface Named { anchors: Set<string>; aliases: Set<string> }
 
+/** A schema node with its $ref followed, and the rank of each property it names (kept: an export orders every mapping of a workspace). */
+const RESOLVED = new WeakMap<SchemaNode, { node: SchemaNode; order: Map<string, number> }>();
+function resolved(schema: SchemaNode | undefined): { node: SchemaNode; order: Map<string, number> } {
+  const from = schema ?? {};
+  let known = RESOLVED.get(from);
+  if (!known) {
+    const node = resolveNode(from);
+    known = { node, order: new Map(Object.keys(node.properties ?? {}).map((key, i) => [key, i])) };
+    if (schema) RESOLVED.set(schema, known);
+  }
+  return known;
+}
+
 /** Anchors a node defines and aliases it uses, anywhere below it. */
 function namesIn(node: unknown): Named {
   const { isAlias, visit } = loadYaml();
@@ -105,15 +118,16 @@ function namesIn(node: unknown): Named {
  * define an anchor it refers to (the original order always satisfies that, so one is free).
  */
 function ordered(map: YAMLMap, schema: SchemaNode | undefined, aliases: boolean): Pair[] {
-  const properties = Object.keys(resolveNode(schema ?? {}).properties ?? {});
+  const { order } = resolved(schema);
   const pairs = map.items as Pair[];
   const rank = (p: Pair) => {
     const key = (p.key as { value?: unknown } | null)?.value;
-    const i = typeof key === 'string' ? properties.indexOf(key) : -1;
-    return i === -1 ? properties.length : i;
+    return (typeof key === 'string' ? order.get(key) : undefined) ?? order.size;
   };
+  // Most files use no alias (and export never does): no pair then waits for another, and a
+  // stable sort by rank is the order (an exported workspace has hundreds of thousands of mappings).
+  if (!aliases) return pairs.map((pair, index) => ({ pair, index, rank: rank(pair) })).sort((a, b) => a.rank - b.rank || a.index - b.index).map((c) => c.pair);
   const none: Named = { anchors: new Set(), aliases: new Set() };
-  // Most files use no alias: no pair then waits for another.
   const names = pairs.map((p) => ({ pair: p, rank: rank(p), ...(aliases ? namesIn(p.value) : none) }));
   type Candidate = (typeof names)[number] & { index: number };
   const first = (list: Candidate[]) => [...list].sort((a, b) => a.rank - b.rank || a.index - b.index)[0]!;
@@ -171,7 +185,7 @@ function orderNode(node: YamlNode | null, schema: SchemaNode | undefined, where:
   node.items = sorted;
   for (const pair of sorted) {
     const key = isScalar(pair.key) ? pair.key.value : undefined;
-    const child = schema && (typeof key === 'string' || typeof key === 'number') ? childSchema(schema, String(key)) : undefined;
+    const child = schema && (typeof key === 'string' || typeof key === 'number') ? childSchema(resolved(schema).node, String(key)) : undefined;
     orderNode(pair.value as YamlNode | null, child, { ...where, root: false });
   }
 }
