@@ -9,6 +9,7 @@ import type { SafetyOptions } from '../plan/safety.js';
 import type { ApiSettings } from '../usecases/session.js';
 import { parseBaseUrl } from '../http/origin.js';
 import { CURRENT_ORGANIZATION, isOrganizationId } from '../usecases/organizations.js';
+import { schemaDocument } from '../resources/schema.js';
 import { describeBaseUrl, type BaseUrlOrigin, type BaseUrlSource } from './advice.js';
 
 export const DEFAULT_BASE_URL = 'https://us.posthog.com';
@@ -107,13 +108,13 @@ export function safetyOptions(opts: Record<string, unknown>): SafetyOptions {
   return { allowDelete: list, maxDeletePercent: percent };
 }
 
-/** What a file's `organization:` takes (the schema's pattern): a UUID, @current, or a slug. */
-const ORGANIZATION = /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|@current|[a-z0-9][a-z0-9-]{0,63})$/;
-export const ORGANIZATION_FORMS = "the organization's UUID (0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f), its slug (acme-inc), or @current";
-
-/** An organization as files write it (a UUID, lower-cased; a slug; @current), checked before any request; resolved later. */
+/**
+ * An organization as files write it (a UUID, lower-cased; a slug; @current), checked by the
+ * schema's own pattern for a file's `organization:` before any request; resolved later.
+ */
 export function organizationForm(raw: string, what: string): string {
-  if (!ORGANIZATION.test(raw)) throw new HogsyncError('usage', `${what} must be ${ORGANIZATION_FORMS}, got ${JSON.stringify(raw)}`);
+  const spec = schemaDocument().properties?.organization;
+  if (!new RegExp(spec?.pattern ?? '^$', 'u').test(raw)) throw new HogsyncError('usage', `${what} must be ${spec?.['x-expected'] ?? 'an organization'}, got ${JSON.stringify(raw)}`);
   return isOrganizationId(raw) ? raw.toLowerCase() : raw;
 }
 
