@@ -5,6 +5,7 @@
 // cohort; under prune the flags stop targeting the cohort before it is deleted, and a cohort an
 // outside flag uses is held; and what the API would refuse is refused first, at its line.
 import { readFileSync } from 'node:fs';
+import { expectCanonical } from './support/canonical.js';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../src/sandbox/json.js';
@@ -109,6 +110,7 @@ describe('audiences as code', () => {
     const out = ws.path('exported.yaml');
     const exported = await ws.cli(['export', '--organization', ORG, '--kind', 'cohorts', '--kind', 'feature_flags', '--kind', 'actions', '--out', out]);
     expect(exported.code, exported.stderr).toBe(0);
+    expectCanonical(readFileSync(out, 'utf8'));
     const doc = parse(readFileSync(out, 'utf8')) as { projects: Array<{ id: number; feature_flags?: Rec[]; cohorts?: Rec[] }> };
     const flag = doc.projects.find((p) => p.id === 222)?.feature_flags?.[0] as { filters: { groups: Array<{ properties: Rec[] }> } };
     expect(flag.filters.groups[0]?.properties[0]?.value).toEqual({ cohort: 'Staff' });
@@ -123,6 +125,7 @@ describe('audiences as code', () => {
 
     const shared = ws.path('shared.yaml');
     expect((await ws.cli(['export', '--organization', ORG, '--kind', 'cohorts', '--kind', 'feature_flags', '--shared', '--out', shared])).code).toBe(0);
+    expectCanonical(readFileSync(shared, 'utf8'));
     const sharedDoc = parse(readFileSync(shared, 'utf8')) as { feature_flags: Rec[]; cohorts: Rec[] };
     expect(sharedDoc.feature_flags).toEqual([expect.objectContaining({ key: 'staff-preview' })]);
     expect(sharedDoc.feature_flags[0]).not.toHaveProperty('overrides');

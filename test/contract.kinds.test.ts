@@ -7,6 +7,7 @@
 // kind deletes; and every request body it sent valid against the OpenAPI fixture. A new kind is
 // covered the moment it is registered.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,7 @@ import { api, inProcessSandbox, stopAllSandboxes } from './support/sandbox.js';
 import { validateRequest } from './support/openapi.js';
 import { tolerated } from './support/openapi-tolerated.js';
 import { ORG, workspace } from './support/workspace.js';
+import { expectCanonical } from './support/canonical.js';
 
 const PROJECT = 12345;
 const models = await loadSandboxModels();
@@ -194,6 +196,7 @@ async function scenario(kind: ResourceKind, contract: KindContract): Promise<voi
     const out = ws.path('exported.yaml');
     const exported = await ws.cli(['export', '--organization', ORG, '--kind', kind.configKey, '--project', String(PROJECT), '--out', out]);
     expect(exported.code, `export: ${exported.stderr}`).toBe(0);
+    expectCanonical(readFileSync(out, 'utf8'), `${kind.name} export`);
     expect((await plan('exported', [], out)).changes, 'export then plan').toEqual([]);
 
     // 7. Delete, the way the kind deletes.

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 import { inProcessSandbox, stopAllSandboxes } from './support/sandbox.js';
+import { expectCanonical } from './support/canonical.js';
 import { config, ORG, workspace, type Workspace } from './support/workspace.js';
 
 let sandbox: SandboxHandle;
@@ -122,9 +123,17 @@ describe('event definitions', () => {
     const all = await ws.cli(['export', '--organization', ORG]);
     expect(all.code).toBe(0);
     expect(all.stdout).not.toContain('event_definitions');
+    // Leaving them out is said, with how to have them.
+    expect(all.stderr).toContain('export: event definitions not exported: pass --kind event_definitions\n');
+    expect((await ws.cli(['export', '--help'])).stdout).toContain('Event definitions are not exported without --kind');
+    const summary = await ws.cli(['export', '--organization', ORG, '--out', ws.path('all.yaml')]);
+    expect(summary.stderr).toMatch(/^Exported .* to .*all\.yaml; event definitions not exported: pass --kind event_definitions$/m);
     const r = await ws.cli(['export', '--organization', ORG, '--kind', 'event_definitions', '--out', ws.path('dict.yaml')]);
     expect(r.code, r.stderr).toBe(0);
-    const doc = parse(await import('node:fs').then((fs) => fs.readFileSync(ws.path('dict.yaml'), 'utf8'))) as { projects: Array<{ id: number; event_definitions: Array<{ name: string }> }> };
+    expect(r.stderr).not.toContain('not exported');
+    const text = await import('node:fs').then((fs) => fs.readFileSync(ws.path('dict.yaml'), 'utf8'));
+    expectCanonical(text);
+    const doc = parse(text) as { projects: Array<{ id: number; event_definitions: Array<{ name: string }> }> };
     expect(doc.projects).toEqual([{ id: 12345, event_definitions: [{ name: 'signed_up', tags: ['growth'] }] }]);
     const plan = await ws.cli(['plan', ws.path('dict.yaml'), '--detailed-exitcode']);
     expect(plan.code).toBe(0);

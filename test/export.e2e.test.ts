@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { api, inProcessSandbox, stopAllSandboxes } from './support/sandbox.js';
+import { expectCanonical } from './support/canonical.js';
 import { ORG, workspace, type Workspace } from './support/workspace.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 import type { SeedDocument } from '../src/sandbox/seed.js';
@@ -113,7 +114,9 @@ afterEach(async () => {
 async function exportTo(file: string, extra: string[] = []) {
   const r = await ws.cli(['export', '--organization', ORG, '--out', file, ...extra]);
   expect(r.code, r.stderr).toBe(0);
-  return { ...r, text: readFileSync(ws.path(file), 'utf8') };
+  const text = readFileSync(ws.path(file), 'utf8');
+  expectCanonical(text, file);
+  return { ...r, text };
 }
 
 function noSecret(...texts: string[]): void {
@@ -270,10 +273,10 @@ describe('export', () => {
     expect(missing.stdout).toBe('');
   });
 
-  it('refuses an organization id that is not a UUID and never prints the key', async () => {
-    const r = await ws.cli(['export', '--organization', 'acme']);
+  it('refuses an organization that is no UUID, slug or @current, and never prints the key', async () => {
+    const r = await ws.cli(['export', '--organization', 'Acme Inc']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('--organization must be an organization id (a UUID');
+    expect(r.stderr).toBe(`error: --organization must be the organization's UUID (0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f), its slug (acme-inc), or @current, got "Acme Inc"\n`);
     const denied = await ws.cli(['export', '--organization', '0190d1c4-0000-7c3d-8e4f-5a6b7c8d9e0f']);
     expect(denied.code).toBe(1);
     expect(denied.stderr + denied.stdout).not.toContain(sandbox.apiKey);

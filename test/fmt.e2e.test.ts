@@ -47,6 +47,83 @@ prune:
   feature_flags: true # this file owns them
 `;
 
+// Property filters written in any order, in every kind that has them, and flow mappings written
+// over several lines or too wide for one: fmt writes filters as key, type, operator, value, and
+// such flow collections in block style (never joined into one long line).
+const EVERY_FILTER = `organization: ${ORG}
+projects:
+  - id: 12345
+    feature_flags:
+      - key: staff-preview
+        filters: {
+          groups: [ { rollout_percentage: 100, properties: [ { value: "@example.com", operator: icontains, type: person, key: email } ] } ]
+        }
+    actions:
+      - name: Signed up
+        steps: [ { event: \$pageview, properties: [ { value: /welcome, operator: icontains, type: event, key: \$current_url } ] } ]
+    cohorts:
+      - name: Staff
+        filters: { properties: { type: OR, values: [ { type: person, value: "@example.com", operator: icontains, key: email } ] } }
+      - name: Signers
+        filters:
+          properties:
+            type: OR
+            values:
+              - type: behavioral
+                key: signed_up
+                value: performed_event
+                event_type: events
+                time_value: 30
+                time_interval: day
+                event_filters: [ { value: [pro], operator: exact, type: event, key: plan } ]
+    hog_functions:
+      - name: Signups to webhook
+        type: destination
+        filters: { events: [ { id: signed_up, type: events } ], properties: [ { value: "@example.com", operator: not_icontains, type: person, key: email } ] }
+`;
+
+const EVERY_FILTER_FORMATTED = `organization: ${ORG}
+projects:
+  - id: 12345
+    actions:
+      - name: Signed up
+        steps:
+          - event: \$pageview
+            properties: [ { key: \$current_url, type: event, operator: icontains, value: /welcome } ]
+    cohorts:
+      - name: Staff
+        filters:
+          properties:
+            type: OR
+            values: [ { key: email, type: person, operator: icontains, value: "@example.com" } ]
+      - name: Signers
+        filters:
+          properties:
+            type: OR
+            values:
+              - key: signed_up
+                type: behavioral
+                value: performed_event
+                event_type: events
+                time_value: 30
+                time_interval: day
+                event_filters: [ { key: plan, type: event, operator: exact, value: [ pro ] } ]
+    feature_flags:
+      - key: staff-preview
+        filters:
+          groups:
+            - properties:
+                - { key: email, type: person, operator: icontains, value: "@example.com" }
+              rollout_percentage: 100
+    hog_functions:
+      - name: Signups to webhook
+        type: destination
+        filters:
+          events: [ { id: signed_up, type: events } ]
+          properties:
+            - { key: email, type: person, operator: not_icontains, value: "@example.com" }
+`;
+
 describe('hogsync fmt', () => {
   it('--check names what differs and changes nothing (exit 2); fmt rewrites it and names it; then --check passes', async () => {
     const messy = ws.write('config/flags.yaml', MESSY);
@@ -73,5 +150,14 @@ describe('hogsync fmt', () => {
     expect(r.stderr).toMatch(/^config\/b\.yaml:2:18: unclosed string: the double quote \(\"\) that opens here is never closed/);
     expect(r.stderr).toMatch(/\n1 error in 1 file\nNothing was written\.\n$/);
     expect(readFileSync(messy, 'utf8')).toBe(MESSY);
+  });
+
+  it('writes every kind\'s property filters as key, type, operator, value, and a flow mapping over several lines or wider than 100 columns in block style', async () => {
+    const file = ws.write('kinds.yaml', EVERY_FILTER);
+    expect(await ws.cli(['fmt', 'kinds.yaml'])).toEqual({ code: 0, stdout: 'formatted kinds.yaml\nFormatted 1 of 1 file.\n', stderr: '' });
+    const formatted = readFileSync(file, 'utf8');
+    expect(formatted).toBe(EVERY_FILTER_FORMATTED);
+    for (const line of formatted.split('\n')) expect(line.length).toBeLessThanOrEqual(100);
+    expect((await ws.cli(['fmt', '--check', 'kinds.yaml'])).code).toBe(0);
   });
 });

@@ -5,7 +5,8 @@
 // the same desired state from both, positions aside).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatConfigText } from '../src/config/format.js';
+import { parse } from 'yaml';
+import { FLOW_WIDTH, formatConfigText } from '../src/config/format.js';
 import { loadConfig } from '../src/config/load.js';
 import type { DesiredState } from '../src/config/model.js';
 import { ORG } from './support/constants.js';
@@ -13,7 +14,7 @@ import { ORG } from './support/constants.js';
 /** A YAML value as written: a scalar's text, or a collection in block or flow style. */
 type Written =
   | { t: 'scalar'; text: string; comment?: string }
-  | { t: 'map'; entries: Array<[string, Written]>; flow: boolean; anchor?: string; blankBefore?: boolean[]; above?: Array<string | undefined> }
+  | { t: 'map'; entries: Array<[string, Written]>; flow: boolean; anchor?: string; blankBefore?: boolean[]; above?: Array<string | undefined>; lines?: boolean }
   | { t: 'seq'; items: Written[]; flow: boolean }
   | { t: 'alias'; name: string };
 
@@ -23,7 +24,9 @@ function flow(w: Written): string {
   if (w.t === 'scalar') return w.text;
   if (w.t === 'alias') return `*${w.name}`;
   if (w.t === 'seq') return w.items.length === 0 ? '[]' : `[ ${w.items.map(flow).join(', ')} ]`;
-  return w.entries.length === 0 ? '{}' : `${w.anchor ? `&${w.anchor} ` : ''}{ ${w.entries.map(([k, v]) => `${k}: ${flow(v)}`).join(', ')} }`;
+  // A flow mapping written over several lines (its lines deeper than any block key here).
+  const [open, between, close] = w.lines ? ['{\n' + ' '.repeat(40), `,\n${' '.repeat(40)}`, '\n' + ' '.repeat(30) + '}'] : ['{ ', ', ', ' }'];
+  return w.entries.length === 0 ? '{}' : `${w.anchor ? `&${w.anchor} ` : ''}${open}${w.entries.map(([k, v]) => `${k}: ${flow(v)}`).join(between)}${close}`;
 }
 
 /** Lines of a block mapping at `indent`, nested mappings `unit` deeper. */
@@ -55,16 +58,22 @@ const shuffled = <T>(items: T[]) => fc.shuffledSubarray(items, { minLength: item
 const text = fc.constantFrom('Web app', '"Quoted name"', "'single ''quoted'''", '"${env:APP_NAME}"', 'Signups ($pageview)', '"0.5"', '"$${literal}"');
 const comment = fc.option(fc.constantFrom('why this value', 'a note: with a colon'), { nil: undefined });
 
-const groupArb = fc.record({ rollout: fc.integer({ min: 0, max: 100 }), order: fc.boolean(), flowStyle: fc.boolean() })
-  .map(({ rollout, order, flowStyle }): Written => ({ t: 'map', flow: flowStyle, entries: order ? [['properties', { t: 'seq', items: [], flow: true }], ['rollout_percentage', scalar(String(rollout))]] : [['rollout_percentage', scalar(String(rollout))], ['properties', { t: 'seq', items: [], flow: true }]] }));
+/** A property filter, its keys in any order. */
+const propertyArb = shuffled([['key', scalar('email')], ['type', scalar('person')], ['operator', scalar('icontains')], ['value', scalar('"@example.com"')]] as Array<[string, Written]>)
+  .map((entries): Written => ({ t: 'map', flow: true, entries }));
+const groupArb = fc.record({ rollout: fc.integer({ min: 0, max: 100 }), order: fc.boolean(), flowStyle: fc.boolean(), properties: fc.array(propertyArb, { maxLength: 2 }) })
+  .map(({ rollout, order, flowStyle, properties }): Written => {
+    const list: [string, Written] = ['properties', { t: 'seq', items: properties, flow: true }];
+    return { t: 'map', flow: flowStyle, entries: order ? [list, ['rollout_percentage', scalar(String(rollout))]] : [['rollout_percentage', scalar(String(rollout))], list] };
+  });
 
 const flagArb = (key: string) => fc.record({
   fields: shuffled([
     ['key', fc.constant(scalar(key))],
     ['name', text.map((t) => scalar(t))],
     ['active', fc.boolean().map((b) => scalar(String(b)))],
-    ['filters', fc.record({ groups: fc.array(groupArb, { minLength: 1, maxLength: 2 }), flowStyle: fc.boolean() })
-      .map(({ groups, flowStyle }): Written => ({ t: 'map', flow: flowStyle, entries: [['groups', { t: 'seq', items: groups, flow: flowStyle }]] }))],
+    ['filters', fc.record({ groups: fc.array(groupArb, { minLength: 1, maxLength: 2 }), flowStyle: fc.boolean(), lines: fc.boolean() })
+      .map(({ groups, flowStyle, lines }): Written => ({ t: 'map', flow: flowStyle, lines: flowStyle && lines, entries: [['groups', { t: 'seq', items: groups, flow: flowStyle }]] }))],
   ] as const),
 }).chain(({ fields }) => fc.tuple(...fields.map(([k, arb]) => (arb as fc.Arbitrary<Written>).map((v) => [k, v] as [string, Written]))))
   .map((entries): Written => ({ t: 'map', flow: false, entries }));
@@ -123,6 +132,14 @@ const fileArb = fc.record({
 
 const ENV = { APP_NAME: 'Shop', DESCRIPTION: 'described in the environment' };
 
+/** Every mapping with both a key and an operator: the property filters of any kind. */
+function propertyFilters(value: unknown): Array<Record<string, unknown>> {
+  if (Array.isArray(value)) return value.flatMap(propertyFilters);
+  if (value === null || typeof value !== 'object') return [];
+  const map = value as Record<string, unknown>;
+  return [...('key' in map && 'operator' in map ? [map] : []), ...Object.values(map).flatMap(propertyFilters)];
+}
+
 async function desiredOf(source: string): Promise<unknown> {
   const state: DesiredState = await loadConfig(['h.yaml'], ENV, { source: { files: ['h.yaml'], read: async () => ({ text: source }) } });
   // What plans: every item's identity and declared values, prune and aliases; not where they were written.
@@ -143,6 +160,12 @@ describe('hogsync fmt, for generated files', () => {
       // Two-space indents, keys of a project in the schema's order (id first), comments kept.
       expect(formatted).not.toMatch(/^( {2})* {1}\S/m);
       for (const c of source.match(/# .*$/gm) ?? []) expect(formatted).toContain(c);
+      // A flow collection fits on its one line: none is joined into a line wider than FLOW_WIDTH,
+      // and none spans lines (one written over several is written in block style).
+      for (const line of formatted.split('\n')) expect(line.length, formatted).toBeLessThanOrEqual(FLOW_WIDTH);
+      expect(formatted).not.toMatch(/[{[,]\n/);
+      // One order of a property filter's keys in every kind: key, type, operator, value.
+      for (const filter of propertyFilters(parse(formatted))) expect(Object.keys(filter)).toEqual(['key', 'type', 'operator', 'value']);
     }), { numRuns: 150 });
   }, 60_000);
 });

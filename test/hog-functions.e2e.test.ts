@@ -6,6 +6,7 @@
 // enabled transformations is a plan warning; functions of alerts are never listed. No secret
 // value appears in anything any step printed or wrote.
 import { readdirSync, readFileSync } from 'node:fs';
+import { expectCanonical } from './support/canonical.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../src/sandbox/server.js';
@@ -132,6 +133,7 @@ describe('hog functions as code', () => {
     const exported = await cli('export', ['export', '--organization', ORG, '--project', String(P), '--kind', 'hog_functions', '--out', out]);
     expect(exported.code, exported.stderr).toBe(0);
     const text = readFileSync(out, 'utf8');
+    expectCanonical(text);
     const variable = /\$\{env:(HOGSYNC_HOG_FUNCTION_[A-Z0-9_]*API_KEY[A-Z0-9_]*)\}/.exec(text)?.[1];
     expect(variable, text).toBeDefined();
     expect(exported.stdout + exported.stderr).toContain(variable as string);

@@ -69,6 +69,49 @@ describe('organization by UUID, slug or @current', () => {
     expect(v.stdout + v.stderr).toMatch(/organization.*its slug \(acme-inc\), or @current/);
   });
 
+  it('export, show and --target take the three forms files take, export and show default to @current, and each is resolved once', async () => {
+    // export: by default the key owner's current organization; a slug; @current; the UUID.
+    const byDefault = await ws.cli(['export', '--verbose']);
+    expect(byDefault.code, byDefault.stderr).toBe(0);
+    expect(byDefault.stdout).toContain(`organization: ${ORG}\n`);
+    expect(byDefault.stderr.match(/request GET \/api\/organizations\/@current\/ /g)).toHaveLength(1);
+    const current = await ws.cli(['export', '--organization', '@current']);
+    expect(current.stdout).toBe(byDefault.stdout);
+    const bySlug = await ws.cli(['export', '--organization', 'other-org']);
+    expect(bySlug.code, bySlug.stderr).toBe(0);
+    expect(bySlug.stdout).toContain(`organization: ${OTHER}\n`);
+    expect(bySlug.stdout).toContain('name: Other web');
+    const unknown = await ws.cli(['export', '--organization', 'acme']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('organization "acme": none of the key\'s organizations has that slug (its organizations\' slugs: acme-inc, other-org)');
+
+    // show: in addresses and in --organization, and by default for `*`.
+    const project = await ws.cli(['show', 'project:@current/111', '--format', 'json']);
+    expect(project.code, project.stderr).toBe(0);
+    expect(JSON.parse(project.stdout)).toMatchObject({ organization: ORG, projects: [{ id: 111 }] });
+    const slugAddress = await ws.cli(['show', 'project:other-org/222', '--format', 'json']);
+    expect(slugAddress.code, slugAddress.stderr).toBe(0);
+    expect(JSON.parse(slugAddress.stdout)).toMatchObject({ organization: OTHER, projects: [{ id: 222 }] });
+    const star = await ws.cli(['show', 'project:*/222', '--organization', 'other-org', '--format', 'json']);
+    expect(JSON.parse(star.stdout)).toMatchObject({ organization: OTHER });
+    const starDefault = await ws.cli(['show', 'project:*/111', '--format', 'json']);
+    expect(JSON.parse(starDefault.stdout)).toMatchObject({ organization: ORG });
+    // Two spellings of one organization are one organization; two organizations are refused.
+    const same = await ws.cli(['show', `project:${ORG}/111`, 'project:acme-inc/111', '--organization', '@current', '--format', 'json']);
+    expect(same.code, same.stderr).toBe(0);
+    const two = await ws.cli(['show', 'project:@current/111', 'project:other-org/222']);
+    expect(two.code).toBe(1);
+    expect(two.stderr).toBe(`error: show reads one organization at a time, and the addresses and --organization name @current (${ORG}) and other-org (${OTHER})\n`);
+    const missing = await ws.cli(['show', 'project:@current/999']);
+    expect(missing.stderr).toBe(`error: project:@current/999 matches no live item in organization ${ORG}\n`);
+
+    // --target too: a file naming the organization by slug, a target naming it @current.
+    const file = ws.write('targets/hogsync.yaml', `organization: acme-inc\nroles:\n  - name: Designers\n  - name: Writers\n`);
+    const targeted = await ws.cli(['plan', file, '--target', 'role:@current/Designers', '--format', 'json']);
+    expect(targeted.code, targeted.stderr).toBe(0);
+    expect((JSON.parse(targeted.stdout) as { changes: Array<{ address: string }> }).changes.map((c) => c.address)).toEqual([`role:${ORG}/Designers`]);
+  });
+
   it('the same organization named two ways in two files is refused, naming both', async () => {
     ws.write('twice/a.yaml', roles('@current'));
     ws.write('twice/b.yaml', `organization: ${ORG}\nproxy_records:\n  - domain: a.example.com\n`);

@@ -6,6 +6,7 @@
 // re-plans empty; owners and the key's own user are never changed; each refusal has a test.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { expectCanonical } from './support/canonical.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { SandboxHandle } from '../src/sandbox/server.js';
@@ -150,6 +151,7 @@ describe('members, role members and project access', () => {
     const exported = await ws.cli(['export', '--organization', ORG, '--out', out]);
     expect(exported.code, exported.stderr).toBe(0);
     const text = readFileSync(out, 'utf8');
+    expectCanonical(text);
     expect(text).toContain('email: alice@example.com');
     expect(text).toContain('  # an owner of the organization: owners are set in the web app, never by files\n  - email: olive@example.com\n');
     expect(text).toContain('    members:\n      - alice@example.com\n');

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resetStats } from '../src/sandbox/stats.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 import { inProcessSandbox, stopAllSandboxes } from './support/sandbox.js';
+import { expectCanonical } from './support/canonical.js';
 import { ORG, workspace, type Workspace } from './support/workspace.js';
 
 let sandbox: SandboxHandle;
@@ -65,7 +66,8 @@ describe('hogsync show', () => {
     // The projects list (to find project 111) and its flags: nothing of project 222, no roles.
     expect(Object.keys(sandbox.stats.byRoute).sort()).toEqual(['GET /api/organizations/:org/projects/', 'GET /api/projects/:project/feature_flags/']);
     expect(sandbox.stats.requests).toBe(2);
-    // What it prints plans to no change.
+    // What it prints is in fmt's layout, and plans to no change.
+    expectCanonical(r.stdout);
     ws.write('flag.yaml', r.stdout);
     const plan = await ws.cli(['plan', 'flag.yaml', '--target', `feature_flag:${ORG}/111/new-checkout`, '--detailed-exitcode']);
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
@@ -91,7 +93,7 @@ describe('hogsync show', () => {
     expect(r.stderr).toBe('show: secrets are written as placeholders; a file declaring them needs these environment variables: HOGSYNC_PROJECT_111_SLACK_INCOMING_WEBHOOK\n');
   });
 
-  it('an address that matches nothing exits 1 saying so; one without an organization is refused before any request', async () => {
+  it('an address that matches nothing exits 1 saying so; an organization of no form is refused before any request', async () => {
     const r = await ws.cli(['show', `feature_flag:${ORG}/*/new-checkout`, `feature_flag:${ORG}/111/no-such-flag`]);
     expect(r.code).toBe(1);
     // The matching items are still printed, both projects' new-checkout.
@@ -99,9 +101,9 @@ describe('hogsync show', () => {
     expect(r.stdout).toContain('  - id: 222\n');
     expect(r.stderr).toBe(`error: feature_flag:${ORG}/111/no-such-flag matches no live item in organization ${ORG}\n`);
     resetStats(sandbox.stats);
-    const bare = await ws.cli(['show', 'role:*/Engineers']);
-    expect(bare.code).toBe(1);
-    expect(bare.stderr).toBe('error: show needs the organization: write its UUID in the address (role:0190d1c4-…/Engineers), or pass --organization ID for addresses such as role:*/Engineers\n');
+    const bad = await ws.cli(['show', 'role:Acme Inc/Engineers']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe(`error: show "role:Acme Inc/Engineers": the organization part must be the organization's UUID (0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f), its slug (acme-inc), or @current, got "Acme Inc"\n`);
     expect(sandbox.stats.requests).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
-// `hogsync export`: writes the live workspace of one organization (optionally only some of
-// its projects) as configuration YAML, to stdout or atomically to --out, with the variables
-// to set for its secrets on stderr.
+// `hogsync export`: writes the live workspace of one organization (its UUID, slug or @current;
+// default @current), optionally only some of its projects, as configuration YAML, to stdout or
+// atomically to --out, with the variables to set for its secrets and the kinds it left out on stderr.
 import { labelOf } from '../resources/kind.js';
 import { KINDS } from '../resources/registry.js';
 import { exportWorkspace } from '../usecases/export.js';
@@ -30,9 +30,14 @@ export async function run(_args: string[], opts: Record<string, unknown>): Promi
   if (result.variables.length > 0) {
     process.stderr.write(`export: set these environment variables before plan: ${result.variables.map((v) => v.name).join(', ')}\n`);
   }
+  // Kinds written only on request are named, so that leaving them out is never silent.
+  const left = result.notExported.length === 0 ? ''
+    : `${result.notExported.map((k) => `${labelOf(k)}s`).join(', ')} not exported: pass ${result.notExported.map((k) => `--kind ${k.configKey}`).join(' ')}`;
   if (out) {
     const counts = result.counts.map((c) => plural(c.count, c.kind)).join(', ');
-    process.stderr.write(`Exported ${counts} to ${printable(out)}\n`);
+    process.stderr.write(`Exported ${counts} to ${printable(out)}${left ? `; ${left}` : ''}\n`);
+  } else if (left) {
+    process.stderr.write(`export: ${left}\n`);
   }
   return 0;
 }

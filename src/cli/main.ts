@@ -165,33 +165,40 @@ With --since, changes the API does not log are not seen: run a full drift (witho
 
   withCommon(program.command('export'))
     .description('write the live workspace as configuration YAML')
-    .requiredOption('--organization <id>', 'organization id to export')
+    .option('--organization <org>', "the organization to export: its UUID, its slug or @current, as in files (default @current, the key owner's current one)")
     .option('--project <id>', 'export only this project (repeatable)', collect)
-    .option('--kind <key>', 'export only this kind, by its key in the files (repeatable): projects, roles, feature_flags, event_definitions, …', collect)
+    .option('--kind <key>', 'export only this kind, by its key in the files (repeatable): projects, roles, feature_flags, event_definitions, …; without it every kind but event_definitions', collect)
     .option('--out <file>', 'write to a file instead of stdout')
     .option('--shared', 'declare flags that several projects hold once, at the top level, with per-project overrides')
     .option('--all-fields', 'also write fields that are web-app state (onboarding progress, primary dashboard, …)')
     .addHelpText('after', `
 Examples:
+  $ hogsync export --out hogsync.yaml          # the key owner's current organization
+  $ hogsync export --organization acme-inc --out hogsync.yaml
   $ hogsync export --organization 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f --out hogsync.yaml
   $ hogsync export --organization 0190d1c4-… --project 12345 --project 12346
   $ hogsync export --organization 0190d1c4-… --all-fields --out everything.yaml
   $ hogsync export --organization 0190d1c4-… --kind feature_flags --kind event_definitions
-  $ hogsync export --organization 0190d1c4-… --project 2001 --project 2002 --project 2003 --shared`)
+  $ hogsync export --organization 0190d1c4-… --project 2001 --project 2002 --project 2003 --shared
+Event definitions are not exported without --kind (every one would be read): pass
+--kind event_definitions (beside the other kinds you want) to export them.`)
     .action(verb('export'));
 
   withCommon(program.command('show').argument('<addresses...>', 'items as --target names them: KIND:ORG/KEY, * matching anything'))
     .description('print live items as the configuration YAML that would declare them (secrets as ${env:…} placeholders)')
     .addOption(defaulted('--format <format>', 'output format', 'yaml').choices(['yaml', 'json']))
-    .option('--organization <id>', 'the organization to read, for addresses whose organization part is *')
+    .option('--organization <org>', "the organization to read, for addresses whose organization part is *: its UUID, its slug or @current (default @current)")
     .addHelpText('after', `
 Examples:
   $ hogsync show 'feature_flag:0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f/12345/new-checkout'
+  $ hogsync show 'feature_flag:@current/12345/new-checkout'
+  $ hogsync show 'role:acme-inc/Engineers'
   $ hogsync show 'role:*/Engineers' --organization 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f
   $ hogsync show 'project:*/12345' 'feature_flag:*/12345/*' --organization 0190d1c4-… > web-app.yaml
   $ hogsync show 'proxy_record:*/*' --organization 0190d1c4-… --format json
 An address is KIND:ORG/KEY as --target takes it (a flag's KEY is PROJECT_ID/FLAG_KEY); ORG is the
-organization's UUID, or * with --organization. Only what the addresses need is read. An address
+organization's UUID, its slug or @current, as in files, or * for --organization (default
+@current). Only what the addresses need is read. An address
 that matches no live item is an error (exit 1).`)
     .action(verb('show'));
 

@@ -8,6 +8,8 @@ import { DEFAULT_MAX_DELETE_PERCENT } from '../plan/limits.js';
 import type { SafetyOptions } from '../plan/safety.js';
 import type { ApiSettings } from '../usecases/session.js';
 import { parseBaseUrl } from '../http/origin.js';
+import { CURRENT_ORGANIZATION, isOrganizationId } from '../usecases/organizations.js';
+import { schemaDocument } from '../resources/schema.js';
 import { describeBaseUrl, type BaseUrlOrigin, type BaseUrlSource } from './advice.js';
 
 export const DEFAULT_BASE_URL = 'https://us.posthog.com';
@@ -106,12 +108,19 @@ export function safetyOptions(opts: Record<string, unknown>): SafetyOptions {
   return { allowDelete: list, maxDeletePercent: percent };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * An organization as files write it (a UUID, lower-cased; a slug; @current), checked by the
+ * schema's own pattern for a file's `organization:` before any request; resolved later.
+ */
+export function organizationForm(raw: string, what: string): string {
+  const spec = schemaDocument().properties?.organization;
+  if (!new RegExp(spec?.pattern ?? '^$', 'u').test(raw)) throw new HogsyncError('usage', `${what} must be ${spec?.['x-expected'] ?? 'an organization'}, got ${JSON.stringify(raw)}`);
+  return isOrganizationId(raw) ? raw.toLowerCase() : raw;
+}
 
+/** `--organization` (default @current, the key owner's current organization). */
 export function organizationOption(raw: unknown): string {
-  const id = String(raw ?? '').trim();
-  if (!UUID.test(id)) throw new HogsyncError('usage', `--organization must be an organization id (a UUID such as 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f), got ${JSON.stringify(raw ?? '')}`);
-  return id.toLowerCase();
+  return raw === undefined ? CURRENT_ORGANIZATION : organizationForm(String(raw).trim(), '--organization');
 }
 
 /** Repeated `--project ID`, each once, in order. */

@@ -91,7 +91,22 @@ export async function readConfigFile(file: string, cwd: string = process.cwd()):
     const what = control[0] === '\u0000' ? `a raw NUL byte (${code})` : `a raw control character (${code})`;
     return { problem: { position: { file, line: before.length, col: before[before.length - 1]!.length + 1 }, message: `${what} is not allowed in YAML; remove it (inside double quotes, write it as an escape such as "\\t")` } };
   }
+  // Terraform's habit (`apply plan.json`): said in one line, instead of every schema error of a plan read as configuration.
+  if (isSavedPlan(text)) {
+    throw new HogsyncError('usage', `this is a saved plan (plan --out), not configuration: run \`hogsync apply --plan ${file}\``, { position: at });
+  }
   return { text };
+}
+
+/** Whether a file is a plan written by `plan --out` (a JSON object of kind "plan" with a format_version). */
+function isSavedPlan(text: string): boolean {
+  if (!text.trimStart().startsWith('{')) return false;
+  try {
+    const doc = JSON.parse(text) as unknown;
+    return doc !== null && typeof doc === 'object' && (doc as { kind?: unknown }).kind === 'plan' && (doc as { format_version?: unknown }).format_version !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 /** Characters YAML does not allow in a stream: C0 controls except tab and line breaks, DEL, C1 controls except NEL. */

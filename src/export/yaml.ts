@@ -1,8 +1,9 @@
 // Renders an exported document as YAML that diffs well in git: block style, no line folding,
-// no anchors or aliases, keys in the order given, comments attached to the items they are
+// no anchors or aliases, keys in fmt's canonical order (the schema's; others as given), comments attached to the items they are
 // about, and strings a YAML 1.1 reader would take for booleans (yes, off, …) quoted.
 import type { Node, Scalar } from 'yaml';
 import { loadYaml } from '../config/compiled.js';
+import { orderBySchema } from '../config/format.js';
 
 export interface LocatedItem<T> { path: (string | number)[]; item: T }
 
@@ -22,6 +23,8 @@ const comment = (lines: readonly string[]) => lines.map((l) => ` ${l}`).join('\n
 export function renderYaml<T>(data: Record<string, unknown>, items: readonly LocatedItem<T>[], options: RenderOptions<T>): string {
   const { Document, isScalar, visit } = loadYaml();
   const doc = new Document(data, { aliasDuplicateObjects: false });
+  // fmt's own ordering, so an exported file passes `fmt --check` as written.
+  orderBySchema(doc.contents as Node | null);
   doc.commentBefore = comment(options.header);
   for (const { path, item } of items) {
     const notes = options.notesOf(item);

@@ -6,12 +6,13 @@ import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SCHEMA_URL } from '../resources/schema.js';
 import { defaultExportKinds, readWorkspace } from '../state/workspace.js';
-import { KINDS, kindsOfKeys } from '../resources/registry.js';
+import { KINDS, kindsOfKeys, type Kinds } from '../resources/registry.js';
+import { organizationResolver } from './organizations.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
 import { prepareExport } from './prepare-kinds.js';
 
 export interface ExportRequest {
-  /** The organization id, lower-cased. */
+  /** The organization as files write it: its UUID, its slug or @current (resolved once, first). */
   organization: string;
   /** Ids of the projects to export; none: all of them. */
   projects: number[];
@@ -35,13 +36,23 @@ export function schemaReference(outFile: string | undefined): string {
   return path.startsWith('.') || path.startsWith('/') ? path : `./${path}`;
 }
 
-export async function exportWorkspace(request: ExportRequest, settings: ApiSettings, observer: Observer = {}): Promise<ExportResult> {
+export interface ExportedWorkspace extends ExportResult {
+  /** The organization exported, by its UUID. */
+  organization: string;
+  /** Kinds left out because export writes them only when --kind names them (none when --kind is given). */
+  notExported: Kinds;
+}
+
+export async function exportWorkspace(request: ExportRequest, settings: ApiSettings, observer: Observer = {}): Promise<ExportedWorkspace> {
   const selected = request.kinds && request.kinds.length > 0 ? kindsOfKeys(request.kinds) : defaultExportKinds();
-  const live = await withClient(settings, observer, async (client) => {
-    const read = await reading(client, 'workspace', observer, () => readWorkspace(client, request.organization, request.projects, settings.parallelism, KINDS, selected));
+  const { organization, live } = await withClient(settings, observer, async (client) => {
+    const id = await organizationResolver(client)(request.organization);
+    const read = await reading(client, 'workspace', observer, () => readWorkspace(client, id, request.projects, settings.parallelism, KINDS, selected));
     await prepareExport(client, read, selected);
-    return read;
+    return { organization: id, live: read };
   });
-  return exportDocument(live, { organization: request.organization, schemaId: schemaReference(request.outFile), validate: loadSchemaValidator(),
+  const notExported = request.kinds && request.kinds.length > 0 ? [] : KINDS.filter((k) => k.exportedByDefault === false);
+  const result = exportDocument(live, { organization, schemaId: schemaReference(request.outFile), validate: loadSchemaValidator(),
     shared: request.shared === true, allFields: request.allFields === true, selected });
+  return { ...result, organization, notExported };
 }

@@ -27,7 +27,7 @@ import { KINDS } from '../resources/registry.js';
 import { checkedTargets, countEveryLiveItem, resolveTargets, type TargetRequest } from './targeted.js';
 import { runPreviews } from './previews.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
-import { resolveOrganizations, resolveOrganizationsThen } from './organizations.js';
+import { organizationResolver, resolveAddressOrganizations, resolveOrganizations, resolveOrganizationsThen } from './organizations.js';
 import { resolveNamedItems } from './named-items.js';
 import { prepareKinds } from './prepare-kinds.js';
 import { unsetSecrets } from '../plan/unset.js';
@@ -67,10 +67,13 @@ export interface Planned {
 /** Reads, plans and annotates with a client the caller owns. */
 export async function planWith(client: ApiClient, desired: DesiredState, settings: ApiSettings, request: PlanRequest, observer: Observer): Promise<Planned> {
   try {
-    await resolveOrganizations(client, desired);
+    const resolve = organizationResolver(client);
+    await resolveOrganizations(client, desired, resolve);
+    // --target addresses name the organization as files may (a slug, @current): compared by its UUID.
+    const targets = request.targets && { ...request.targets, addresses: await resolveAddressOrganizations(request.targets.addresses, resolve) };
     await resolveNamedItems(client, desired, request.kinds ?? KINDS);
     await prepareKinds(client, desired, request.kinds ?? KINDS);
-    return await readAndPlan(client, desired, settings, request, observer);
+    return await readAndPlan(client, desired, settings, targets ? { ...request, targets } : request, observer);
   } catch (err) {
     throw err instanceof UnknownOrganization ? declaredHere(err, desired) : err;
   }
