@@ -268,6 +268,8 @@ export interface PrepareContext {
    * value apply fills in once it is created; undefined when the plan creates no such item.
    */
   createdId(kind: KindName, key: string): unknown;
+  /** The keys the files declare present for an organization-level kind (for "did you mean …?"). */
+  declaredKeys?(kind: KindName): readonly string[];
 }
 
 /** An entry of a kind's list as a file writes it, where the list is not a list (see ResourceKind.entriesOf). */

@@ -3,6 +3,7 @@
 // uuid) and invites. A declared email that is not a member is invited (POST invites/); while its
 // invite is open the member is `invited` (a note, no change, no drift); an expired invite is gone
 // and the plan sends it again. Owners and the key's own user are never changed or removed.
+import { suggest } from '../../config/suggest.js';
 import type { Companions, LiveRecord, ResourceKind, Scope } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
 
@@ -43,6 +44,13 @@ function levelName(value: unknown): unknown {
 }
 
 const levelNumber = (value: unknown) => (typeof value === 'string' ? LEVELS[value] ?? value : value);
+
+/** `did you mean "…"? `: the member's or declared email closest to one that is neither. */
+export function nearestEmail(email: string, members: readonly unknown[], declared: readonly string[]): string {
+  const emails = [...members.flatMap((m) => (isObject(m) && typeof emailOf(m) === 'string' ? [String(emailOf(m))] : [])), ...declared];
+  const near = suggest(email, emails);
+  return near === undefined ? '' : `did you mean "${near}"? `;
+}
 
 /** Open invites of emails that are not members, the newest per email (a second invite replaces the first). */
 export function openInvites(members: readonly unknown[], invites: unknown): Array<Record<string, unknown>> {
