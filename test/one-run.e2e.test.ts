@@ -84,7 +84,7 @@ describe('a plan finds every unresolvable reference in one run', () => {
     // stdout is the plan's JSON, whole; the notices go to stderr, which the runner reads too.
     expect((JSON.parse(planned.stdout) as { changes: unknown[] }).changes).toHaveLength(1);
     expect(planned.stderr.split('\n').filter((l) => l.startsWith('::'))).toEqual([
-      `::notice file=good.yaml,line=4,col=9::create feature_flag%3A${ORG}/12345/gated`.replace('%3A', ':'),
+      `::notice file=good.yaml,line=5,col=9::create feature_flag:${ORG}/12345/gated`,
     ]);
   });
 });

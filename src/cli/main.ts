@@ -7,6 +7,7 @@ import { baseUrlOrigin, withApiOptions, withOutputOptions } from './options.js';
 import { printable } from '../util/printable.js';
 import { maskSecrets, maskStream } from '../util/secrets.js';
 import { reportError } from './output.js';
+import { errorAnnotations, writeAnnotations } from './annotations.js';
 import { adviceFor, type BaseUrlOrigin } from './advice.js';
 import { setResendSecrets } from '../resources/write-only.js';
 
@@ -259,6 +260,7 @@ export async function main(argv: string[]): Promise<number> {
       return err.exitCode === 0 ? 0 : 1;
     }
     reportError(err, verbose, adviceFor(err, origin));
+    writeAnnotations(errorAnnotations(err));
     return 1;
   }
   return exitCode;
