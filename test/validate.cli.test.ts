@@ -208,6 +208,15 @@ describe('hogsync validate: every mistake in one run', () => {
     ]);
   });
 
+  it('plan too prints the warnings beside the errors', async () => {
+    const file = join(tmp, 'both-plan.yaml');
+    writeFileSync(file, `${ORG_LINE}projects:\n  - id: 12345\n    access_control: true\n    anonymise_ips: true\n`);
+    const r = await runCli(['plan', file], { env: { HOGSYNC_API_KEY: 'phx_unused_key_0123456789', HOGSYNC_BASE_URL: 'http://127.0.0.1:9' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${file}:4:5: warning: access_control is deprecated`);
+    expect(r.stderr).toContain(`${file}:5:5: unknown field "anonymise_ips" in project`);
+  });
+
   it('warns at each reference to a name no file declares, naming a declared one close to it', async () => {
     const file = join(tmp, 'refs.yaml');
     writeFileSync(file, `${ORG_LINE}projects:
