@@ -8,6 +8,8 @@ import type { SandboxHandle } from '../src/sandbox/server.js';
 import { inProcessSandbox, stopAllSandboxes } from './support/sandbox.js';
 import { ORG, config, workspace, type Workspace } from './support/workspace.js';
 
+const NEW_KEY = 'phx_onerun_new_key_0123456789';
+const READ_KEY = 'phx_onerun_read_key_0123456789';
 let sandbox: SandboxHandle;
 let ws: Workspace;
 
@@ -25,6 +27,10 @@ beforeAll(async () => {
         members: ['alice@example.com'],
       }],
       users: [{ first_name: 'Alice', email: 'alice@example.com', level: 'member' }],
+      keys: [
+        { key: NEW_KEY, scopes: ['project:read'] },
+        { key: READ_KEY, scopes: ['project:read', 'organization:read', 'feature_flag:read', 'cohort:read'] },
+      ],
     },
   });
   ws = workspace(sandbox);
@@ -86,5 +92,40 @@ describe('a plan finds every unresolvable reference in one run', () => {
     expect(planned.stderr.split('\n').filter((l) => l.startsWith('::'))).toEqual([
       `::notice file=good.yaml,line=5,col=9::create feature_flag:${ORG}/12345/gated`,
     ]);
+  });
+});
+
+describe('the key\'s scopes, checked once at the start', () => {
+  const FILE = config(`projects:
+  - id: 12345
+    feature_flags:
+      - key: gated
+        filters: { groups: [ { properties: [ { key: id, type: cohort, value: { cohort: Staff }, operator: in } ] } ] }
+roles:
+  - name: Engineers
+`);
+
+  it('names every read scope a new key lacks in one line, and the write scopes the files will need, before reading anything else', async () => {
+    ws.write('scopes.yaml', FILE);
+    const r = await ws.cli(['plan', 'scopes.yaml'], { HOGSYNC_API_KEY: NEW_KEY });
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines[0]).toBe('error: the personal API key lacks the scopes this run reads with: cohort:read, feature_flag:read, organization:read; '
+      + 'the changes the files declare will also need: feature_flag:write, organization:write');
+    expect(lines[1]).toBe('hint: add the scopes cohort:read, feature_flag:read, organization:read, feature_flag:write, organization:write to the personal API key (Settings → Personal API keys), or use a key that has them; then run again.');
+  });
+
+  it('with every read scope: plan warns of the write scopes its changes need, apply refuses before sending anything', async () => {
+    ws.write('scopes.yaml', FILE.replace('  - name: Engineers\n', '  - name: Engineers\n    feature_flags_access_level: 21\n'));
+    const planned = await ws.cli(['plan', 'scopes.yaml', '--format', 'json'], { HOGSYNC_API_KEY: READ_KEY });
+    expect(planned.code, planned.stderr).toBe(0);
+    const plan = JSON.parse(planned.stdout) as { changes: Array<{ address: string }>; warnings: string[] };
+    expect(plan.changes.map((c) => c.address)).toEqual([`feature_flag:${ORG}/12345/gated`]);
+    expect(plan.warnings).toContain('the personal API key lacks the scope these changes need: feature_flag:write; apply will refuse to start without it');
+    const applied = await ws.cli(['apply', 'scopes.yaml', '--auto-approve'], { HOGSYNC_API_KEY: READ_KEY });
+    expect(applied.code).toBe(1);
+    expect(applied.stderr).toContain('error: the personal API key lacks the scope the planned changes need: feature_flag:write');
+    const flags = await fetch(`${sandbox.baseUrl}/api/projects/12345/feature_flags/`, { headers: { authorization: `Bearer ${sandbox.apiKey}` } });
+    expect(((await flags.json()) as { results: unknown[] }).results).toHaveLength(0);
   });
 });

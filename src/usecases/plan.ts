@@ -30,6 +30,7 @@ import { reading, withClient, type ApiSettings, type Observer } from './session.
 import { resolveOrganizations } from './organizations.js';
 import { resolveNamedItems } from './named-items.js';
 import { nextTurnAhead } from '../util/turns.js';
+import { keyScopes, lackingWriteScopes, requireReadScopes } from './key-scopes.js';
 
 export interface PlanRequest {
   kind: 'plan' | 'drift';
@@ -55,6 +56,8 @@ export interface PlanRequest {
 
 export interface Planned {
   desired: DesiredState;
+  /** The write scopes the planned changes need that the key lacks (where the API says which it has). */
+  lackingWrites?: string[];
   /** The computed plan, with what apply needs to execute it. */
   result: PlanResult;
   /** The plan to show: the computed plan with its annotations. */
@@ -64,9 +67,16 @@ export interface Planned {
 /** Reads, plans and annotates with a client the caller owns. */
 export async function planWith(client: ApiClient, desired: DesiredState, settings: ApiSettings, request: PlanRequest, observer: Observer): Promise<Planned> {
   try {
+    // The key's scopes, once: every scope the reads need that it lacks is said before any read.
+    const granted = await keyScopes(client);
+    if (granted) requireReadScopes(granted, desired, request.kinds ?? KINDS);
     await resolveOrganizations(client, desired);
     await resolveNamedItems(client, desired, request.kinds ?? KINDS);
-    return await readAndPlan(client, desired, settings, request, observer);
+    const planned = await readAndPlan(client, desired, settings, request, observer);
+    const lacking = granted ? lackingWriteScopes(granted, planned.plan.changes, request.kinds ?? KINDS) : [];
+    if (lacking.length === 0) return planned;
+    const warning = `the personal API key lacks ${lacking.length === 1 ? 'the scope' : 'the scopes'} these changes need: ${lacking.join(', ')}; apply will refuse to start without ${lacking.length === 1 ? 'it' : 'them'}`;
+    return { ...planned, lackingWrites: lacking, plan: annotate(planned.plan, { changes: new Map(), warnings: [warning] }) };
   } catch (err) {
     throw err instanceof UnknownOrganization ? declaredHere(err, desired) : err;
   }

@@ -171,6 +171,7 @@ export const access: ResourceKind = {
   name: 'access',
   label: 'access rule',
   configKey: 'access',
+  apiScope: 'access_control',
   prunable: true,
   identityField: 'subject',
   parent: 'project',

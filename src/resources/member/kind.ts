@@ -89,6 +89,7 @@ function protects(record: LiveRecord, companions: Companions): string | undefine
 export const member: ResourceKind = {
   name: 'member',
   configKey: 'members',
+  apiScope: 'organization_member',
   prunable: true,
   identityField: 'email',
   parent: 'organization',

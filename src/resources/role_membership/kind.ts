@@ -25,6 +25,7 @@ export const roleMembership: ResourceKind = {
   name: 'role_membership',
   label: 'role membership',
   configKey: 'members',
+  apiScope: 'organization',
   prunable: false,
   identityField: 'email',
   parent: 'role',
