@@ -4,19 +4,22 @@
 // the writes the planned changes need are checked before apply sends one. Where the API does not
 // answer it (an older version, a proxy), the run goes on as before: each 403 names its scope.
 import type { DesiredState } from '../config/model.js';
+import { HogsyncError } from '../errors.js';
 import type { ApiPort } from '../http/port.js';
 import { MissingScopes } from '../http/advice.js';
 import type { Change } from '../plan/types.js';
-import { lookupScopes, plannedScopes } from '../plan/scopes.js';
 import type { Kinds } from '../resources/registry.js';
+import type { CollectionRead } from '../state/live-state.js';
 
-/** The key's scopes, or undefined where the API does not say (any failure: the reads will tell). */
+/** The key's scopes, or undefined where the API does not say (404, 403, a proxy that knows no such path: the reads will tell). */
 export async function keyScopes(api: ApiPort): Promise<readonly string[] | undefined> {
   try {
     const { body } = await api.request<{ scopes?: unknown }>('GET', '/api/personal_api_keys/@current/');
     const scopes = body?.scopes;
     return Array.isArray(scopes) && scopes.every((s) => typeof s === 'string') ? scopes : undefined;
-  } catch {
+  } catch (err) {
+    // A spent rate limit holds for every request: said here, as the read after would say it.
+    if (err instanceof HogsyncError && err.request?.status === 429) throw err;
     return undefined;
   }
 }
@@ -32,15 +35,10 @@ function sorted(set: ReadonlySet<string>): string[] {
   return [...set].sort();
 }
 
-/** The read scopes a plan of `desired` needs (the kinds it plans or looks names up in), and the write scopes of the kinds whose declared items a plan may write. */
-export function scopesOfRun(desired: DesiredState, kinds: Kinds): { read: string[]; write: string[] } {
-  const read = new Set<string>();
+/** The write scopes of the kinds whose declared items a plan may write. */
+export function writeScopesOf(desired: DesiredState, kinds: Kinds): string[] {
   const write = new Set<string>();
   for (const org of desired.organizations) {
-    for (const kind of kinds) {
-      if (kind.apiScope !== undefined && plannedScopes(kind, org, kinds).length > 0) read.add(`${kind.apiScope}:read`);
-    }
-    for (const { kind } of lookupScopes(org, kinds)) if (kind.apiScope !== undefined) read.add(`${kind.apiScope}:read`);
     // An item may be written where it sets fields, is to go, or could be created (a project
     // declared by id only to hold its flags is never written).
     for (const item of org.items) {
@@ -50,14 +48,18 @@ export function scopesOfRun(desired: DesiredState, kinds: Kinds): { read: string
       if (writable) write.add(`${kind.apiScope}:write`);
     }
   }
-  return { read: sorted(read), write: sorted(write) };
+  return sorted(write);
 }
 
-/** Refuses a run whose key lacks a scope it reads: every one of them, and the writes it may need, in one line. */
-export function requireReadScopes(granted: readonly string[], desired: DesiredState, kinds: Kinds): void {
-  const { read, write } = scopesOfRun(desired, kinds);
-  const missing = read.filter((s) => !grants(granted, s));
-  if (missing.length > 0) throw new MissingScopes(missing, write.filter((s) => !grants(granted, s)));
+/**
+ * Refuses a run whose key lacks a scope its reads need: every one of them in one line, and for a
+ * plan (`desired` given) the write scopes its files' changes may need.
+ */
+export function requireReadScopes(granted: readonly string[], reads: readonly CollectionRead[], desired: DesiredState | undefined, kinds: Kinds): void {
+  const read = new Set<string>();
+  for (const r of reads) if (r.kind.apiScope !== undefined) read.add(`${r.kind.apiScope}:read`);
+  const missing = sorted(read).filter((s) => !grants(granted, s));
+  if (missing.length > 0) throw new MissingScopes(missing, desired ? writeScopesOf(desired, kinds).filter((s) => !grants(granted, s)) : []);
 }
 
 /** The write scopes the planned changes need that the key lacks. */

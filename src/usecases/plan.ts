@@ -67,16 +67,9 @@ export interface Planned {
 /** Reads, plans and annotates with a client the caller owns. */
 export async function planWith(client: ApiClient, desired: DesiredState, settings: ApiSettings, request: PlanRequest, observer: Observer): Promise<Planned> {
   try {
-    // The key's scopes, once: every scope the reads need that it lacks is said before any read.
-    const granted = await keyScopes(client);
-    if (granted) requireReadScopes(granted, desired, request.kinds ?? KINDS);
     await resolveOrganizations(client, desired);
     await resolveNamedItems(client, desired, request.kinds ?? KINDS);
-    const planned = await readAndPlan(client, desired, settings, request, observer);
-    const lacking = granted ? lackingWriteScopes(granted, planned.plan.changes, request.kinds ?? KINDS) : [];
-    if (lacking.length === 0) return planned;
-    const warning = `the personal API key lacks ${lacking.length === 1 ? 'the scope' : 'the scopes'} these changes need: ${lacking.join(', ')}; apply will refuse to start without ${lacking.length === 1 ? 'it' : 'them'}`;
-    return { ...planned, lackingWrites: lacking, plan: annotate(planned.plan, { changes: new Map(), warnings: [warning] }) };
+    return await readAndPlan(client, desired, settings, request, observer);
   } catch (err) {
     throw err instanceof UnknownOrganization ? declaredHere(err, desired) : err;
   }
@@ -92,6 +85,10 @@ async function readAndPlan(client: ApiClient, desired: DesiredState, settings: A
   const kinds = request.kinds ?? KINDS;
   const all = plannedReads(desired, request.kinds);
   let reads = request.targets ? restrictReads(all, targetsOfPlan(request.targets)) : all;
+  // The key's scopes, asked once where there is something to read: every read scope it lacks is
+  // said in one line before the reads (a plan, with the write scopes the files' changes will need).
+  const granted = reads.length > 0 ? await keyScopes(client) : undefined;
+  if (granted) requireReadScopes(granted, reads, request.kind === 'plan' ? desired : undefined, kinds);
   const { feed, fallback } = request.since ? await changeFeed(client, desired, kinds, request.since, settings.parallelism, observer) : {};
   let targets = request.targets;
   let prefetched: LiveState | undefined;
@@ -117,7 +114,11 @@ async function readAndPlan(client: ApiClient, desired: DesiredState, settings: A
     : feed ? withAttributions(annotated, feedAttributions(annotated.changes, result.executions, feed, kinds))
     // After a fallback the warning has said the logs cannot be read: attribution does not say it twice.
     : await attributePlan(annotated, result, live, client, settings.parallelism, request.kinds, { refusalSaid: fallback !== undefined });
-  return { desired, result, plan };
+  // A plan says which write scopes its changes need that the key lacks; apply refuses to start without them.
+  const lacking = granted && request.kind === 'plan' ? lackingWriteScopes(granted, plan.changes, kinds) : [];
+  if (lacking.length === 0) return { desired, result, plan };
+  const warning = `the personal API key lacks ${lacking.length === 1 ? 'the scope' : 'the scopes'} these changes need: ${lacking.join(', ')}; apply will refuse to start without ${lacking.length === 1 ? 'it' : 'them'}`;
+  return { desired, result, plan: annotate(plan, { changes: new Map(), warnings: [warning] }), lackingWrites: lacking };
 }
 
 /** The change feed since `start`; where no log can be read, the warning of the full drift that replaces it. */
