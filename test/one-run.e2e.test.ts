@@ -115,6 +115,14 @@ roles:
     expect(lines[1]).toBe('hint: add the scopes cohort:read, feature_flag:read, organization:read, feature_flag:write, organization:write to the personal API key (Settings → Personal API keys), or use a key that has them; then run again.');
   });
 
+  it('asks before resolving an organization written as @current, whose read needs organization:read too', async () => {
+    ws.write('current.yaml', "organization: '@current'\nprojects:\n  - id: 12345\n    feature_flags: [ { key: gated, active: true } ]\n");
+    const r = await ws.cli(['plan', 'current.yaml'], { HOGSYNC_API_KEY: NEW_KEY });
+    expect(r.code).toBe(1);
+    expect(r.stderr.split('\n')[0]).toBe('error: the personal API key lacks the scopes this run reads with: feature_flag:read, organization:read; '
+      + 'the changes the files declare will also need: feature_flag:write');
+  });
+
   it('with every read scope: plan warns of the write scopes its changes need, apply refuses before sending anything', async () => {
     ws.write('scopes.yaml', FILE.replace('  - name: Engineers\n', '  - name: Engineers\n    feature_flags_access_level: 21\n'));
     const planned = await ws.cli(['plan', 'scopes.yaml', '--format', 'json'], { HOGSYNC_API_KEY: READ_KEY });

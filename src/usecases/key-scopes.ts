@@ -62,6 +62,25 @@ export function requireReadScopes(granted: readonly string[], reads: readonly Co
   if (missing.length > 0) throw new MissingScopes(missing, desired ? writeScopesOf(desired, kinds).filter((s) => !grants(granted, s)) : []);
 }
 
+/**
+ * Before the organizations are resolved (their reads need organization:read): the read scopes of
+ * what the files declare, refer to and prune, and organization:read; the same line as after.
+ */
+export function requireDeclaredScopes(granted: readonly string[], desired: DesiredState, plan: boolean, kinds: Kinds): void {
+  const read = new Set<string>(['organization:read']);
+  const byName = new Map(kinds.map((k) => [k.name, k]));
+  const add = (name: string) => { const scope = byName.get(name)?.apiScope; if (scope !== undefined) read.add(`${scope}:read`); };
+  for (const org of desired.organizations) {
+    for (const item of org.items) {
+      add(item.kind);
+      for (const ref of item.references ?? []) add(ref.kind);
+    }
+    for (const kind of kinds) if (kind.prunable && org.prune[kind.configKey] === true) add(kind.name);
+  }
+  const missing = sorted(read).filter((s) => !grants(granted, s));
+  if (missing.length > 0) throw new MissingScopes(missing, plan ? writeScopesOf(desired, kinds).filter((s) => !grants(granted, s)) : []);
+}
+
 /** The write scopes the planned changes need that the key lacks. */
 export function lackingWriteScopes(granted: readonly string[], changes: readonly Change[], kinds: Kinds): string[] {
   const needed = new Set<string>();

@@ -9,6 +9,11 @@ import { printable } from '../util/printable.js';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CURRENT_ORGANIZATION = '@current';
 
+/** Whether an organization is written by slug or `@current`: resolving it reads the API (scope organization:read). */
+export function needsResolving(desired: DesiredState): boolean {
+  return desired.organizations.some((o) => !UUID.test(o.id));
+}
+
 /** Replaces each organization written by slug or `@current` with its UUID, in the desired state and its items. */
 export async function resolveOrganizations(api: ApiPort, desired: DesiredState): Promise<void> {
   const named = desired.organizations.filter((o) => !UUID.test(o.id));

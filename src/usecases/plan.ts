@@ -27,10 +27,10 @@ import { KINDS } from '../resources/registry.js';
 import { countEveryLiveItem, resolveTargets, type TargetRequest } from './targeted.js';
 import { runPreviews } from './previews.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
-import { resolveOrganizations } from './organizations.js';
+import { needsResolving, resolveOrganizations } from './organizations.js';
 import { resolveNamedItems } from './named-items.js';
 import { nextTurnAhead } from '../util/turns.js';
-import { keyScopes, lackingWriteScopes, requireReadScopes } from './key-scopes.js';
+import { keyScopes, lackingWriteScopes, requireDeclaredScopes, requireReadScopes } from './key-scopes.js';
 
 export interface PlanRequest {
   kind: 'plan' | 'drift';
@@ -67,9 +67,14 @@ export interface Planned {
 /** Reads, plans and annotates with a client the caller owns. */
 export async function planWith(client: ApiClient, desired: DesiredState, settings: ApiSettings, request: PlanRequest, observer: Observer): Promise<Planned> {
   try {
+    // An organization written as a slug or @current is read first: the key's scopes are asked
+    // before that read, so a key without organization:read hears of it with the rest.
+    const kinds = request.kinds ?? KINDS;
+    const granted = needsResolving(desired) ? { scopes: await keyScopes(client) } : undefined;
+    if (granted?.scopes) requireDeclaredScopes(granted.scopes, desired, request.kind === 'plan', kinds);
     await resolveOrganizations(client, desired);
-    await resolveNamedItems(client, desired, request.kinds ?? KINDS);
-    return await readAndPlan(client, desired, settings, request, observer);
+    await resolveNamedItems(client, desired, kinds);
+    return await readAndPlan(client, desired, settings, request, observer, granted);
   } catch (err) {
     throw err instanceof UnknownOrganization ? declaredHere(err, desired) : err;
   }
@@ -81,13 +86,14 @@ function declaredHere(err: UnknownOrganization, desired: DesiredState): HogsyncE
   return position ? new HogsyncError('config', err.message, { position, cause: err }) : err;
 }
 
-async function readAndPlan(client: ApiClient, desired: DesiredState, settings: ApiSettings, request: PlanRequest, observer: Observer): Promise<Planned> {
+async function readAndPlan(client: ApiClient, desired: DesiredState, settings: ApiSettings, request: PlanRequest, observer: Observer,
+  asked?: { scopes: readonly string[] | undefined }): Promise<Planned> {
   const kinds = request.kinds ?? KINDS;
   const all = plannedReads(desired, request.kinds);
   let reads = request.targets ? restrictReads(all, targetsOfPlan(request.targets)) : all;
   // The key's scopes, asked once where there is something to read: every read scope it lacks is
   // said in one line before the reads (a plan, with the write scopes the files' changes will need).
-  const granted = reads.length > 0 ? await keyScopes(client) : undefined;
+  const granted = asked ? asked.scopes : reads.length > 0 ? await keyScopes(client) : undefined;
   if (granted) requireReadScopes(granted, reads, request.kind === 'plan' ? desired : undefined, kinds);
   const { feed, fallback } = request.since ? await changeFeed(client, desired, kinds, request.since, settings.parallelism, observer) : {};
   let targets = request.targets;
