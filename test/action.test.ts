@@ -114,9 +114,11 @@ describe('the action against a sandbox and a fake GitHub', () => {
       .post(`/repos/${REPO}/issues/7/comments`, (body: { body: string }) => { posted = body.body; return true; })
       .matchHeader('authorization', 'Bearer ghs_faketoken0123456789')
       .reply(201, { id: 99 });
-    const code = await runAction(env({ INPUT_COMMAND: 'plan', INPUT_COMMENT: 'true' }), log);
+    const code = await runAction(env({ INPUT_COMMAND: 'plan', INPUT_COMMENT: 'true', GITHUB_WORKSPACE: dir }), log);
     expect(code).toBe(0);
     expect(github.isDone(), lines.join('\n')).toBe(true);
+    // The planned change, as a notice on the line that declares it (the path as the repository names it).
+    expect(lines).toContain(`::notice file=hogsync.yaml,line=3,col=5::create role:${ORG}/Engineers`);
     expect(posted.startsWith(MARKER)).toBe(true);
     expect(posted).toContain('### hogsync plan');
     expect(posted).toContain(`role:${ORG}/Engineers`);
