@@ -238,6 +238,22 @@ describe('hogsync validate: every mistake in one run', () => {
     expect(lines[1]).toMatch(new RegExp(`^${file}:11:\\d+: warning: cohort "Beta testers" is not declared for project 111 .*cohorts of project 111$`));
   });
 
+  it('warns once at a shared definition\'s reference, naming every project it reaches', async () => {
+    const file = join(tmp, 'shared.yaml');
+    writeFileSync(file, `${ORG_LINE}projects:
+  - id: 111
+  - id: 222
+feature_flags:
+  - key: gated
+    filters: { groups: [ { properties: [ { key: id, type: cohort, value: { cohort: Beta }, operator: in } ] } ] }
+`);
+    const r = await runCli(['validate', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^${file}:7:\\d+: warning: cohort "Beta" is not declared for project 111 and project 222 in these files: plan resolves it against the live cohorts of each$`)),
+    ]);
+  });
+
   it('in a GitHub Actions job, also writes each error and warning as an annotation at its line', async () => {
     const file = join(tmp, 'annotated.yaml');
     writeFileSync(file, `${ORG_LINE}projects:\n  - id: 12345\n    access_control: true\n    anonymise_ips: true\n`);

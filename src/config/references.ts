@@ -62,19 +62,27 @@ export function undeclaredReferenceWarnings(state: DesiredState, kinds: Kinds = 
       names.keys.add(kind.matchKey(item.key));
       names.names.push(item.key);
     }
+    // One warning per reference as written: a shared definition's reference names every project it reaches.
+    const byReference = new Map<string, { ref: DeclaredReference; label: string; lists: string; where: string[]; near?: string }>();
     for (const item of org.items) {
       for (const ref of item.references ?? []) {
         const target = byKind.get(ref.kind);
         const names = declared.get(`${ref.kind}|${item.project ?? ''}`);
         if (!target || names?.keys.has(target.matchKey(ref.name))) continue;
-        const where = item.project === null ? `organization ${org.id}` : `project ${String(item.project)}`;
-        const near = names ? suggest(ref.name, names.names) : undefined;
-        warnings.push({
-          position: ref.position,
-          message: `${labelOf(target)} "${ref.name}" is not declared for ${where} in these files: plan resolves it against the live ${target.configKey.replace(/_/g, ' ')} of ${where}`
-            + (near !== undefined ? `; did you mean "${near}"?` : ''),
-        });
+        const id = `${formatPosition(ref.position)}|${ref.kind}|${ref.name}`;
+        let found = byReference.get(id);
+        if (!found) byReference.set(id, (found = { ref, label: labelOf(target), lists: target.configKey.replace(/_/g, ' '), where: [] }));
+        found.where.push(item.project === null ? `organization ${org.id}` : `project ${String(item.project)}`);
+        found.near ??= names ? suggest(ref.name, names.names) : undefined;
       }
+    }
+    for (const { ref, label, lists, where, near } of byReference.values()) {
+      const scope = where.length === 1 ? where[0] as string : `${where.slice(0, -1).join(', ')} and ${where[where.length - 1] as string}`;
+      warnings.push({
+        position: ref.position,
+        message: `${label} "${ref.name}" is not declared for ${scope} in these files: plan resolves it against the live ${lists} of ${where.length === 1 ? scope : 'each'}`
+          + (near !== undefined ? `; did you mean "${near}"?` : ''),
+      });
     }
   }
   return sortProblems(warnings, state.sources);
