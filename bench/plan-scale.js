@@ -62,7 +62,8 @@ async function runPlanKinds(dir, files, latency, { name, kinds, perProject, add 
     if (r.code !== 0) throw new Error(`plan of several kinds failed (${r.code})`);
     const stats = await sandbox.stats();
     const plan = JSON.parse(r.stdout);
-    const minimum = Math.ceil(PROJECTS / PAGE) + PROJECTS * (1 + Math.ceil(FLAGS / PAGE) + perProject) + Math.ceil(ROLES / PAGE) + Math.ceil(PROXIES / PAGE);
+    // … and the key's scopes (GET /api/personal_api_keys/@current/), asked once.
+    const minimum = Math.ceil(PROJECTS / PAGE) + PROJECTS * (1 + Math.ceil(FLAGS / PAGE) + perProject) + Math.ceil(ROLES / PAGE) + Math.ceil(PROXIES / PAGE) + 1;
     return { requests: stats.requests, minimum_requests: minimum, kinds, wall_ms: Math.round(r.ms), changes: plan.changes.length };
   } finally {
     await sandbox.stop();
@@ -141,8 +142,8 @@ async function runPlanPeople(dir, files, latency) {
     const stats = await sandbox.stats();
     const plan = JSON.parse(r.stdout);
     // plan_scale's minimum: the organization's project list, per project its GET and its flag
-    // list, the role list, the proxy record list.
-    const base = Math.ceil(PROJECTS / PAGE) + PROJECTS * (1 + Math.ceil(FLAGS / PAGE)) + Math.ceil(ROLES / PAGE) + Math.ceil(PROXIES / PAGE);
+    // list, the role list, the proxy record list, the key's scopes.
+    const base = Math.ceil(PROJECTS / PAGE) + PROJECTS * (1 + Math.ceil(FLAGS / PAGE)) + Math.ceil(ROLES / PAGE) + Math.ceil(PROXIES / PAGE) + 1;
     const people = PROJECTS * 2 // …/access_controls/ and …/resource_access_controls/ (unpaginated)
       + Math.ceil((MEMBERS + 1) / PAGE) // members (the sandbox's own user is one too)
       + 1 // invites (none open: one empty page)
@@ -298,8 +299,9 @@ export async function planBenchmarks() {
   const { dir, files } = writeWorkspace();
   try {
     const latency = 25;
-    // One list per collection page (the projects' list names the unmanaged ones), one GET per project.
-    const minimum = Math.ceil(PROJECTS / PAGE) + PROJECTS * (1 + Math.ceil(FLAGS / PAGE)) + Math.ceil(ROLES / PAGE) + Math.ceil(PROXIES / PAGE);
+    // One list per collection page (the projects' list names the unmanaged ones), one GET per
+    // project, and the key's scopes (GET /api/personal_api_keys/@current/), asked once.
+    const minimum = Math.ceil(PROJECTS / PAGE) + PROJECTS * (1 + Math.ceil(FLAGS / PAGE)) + Math.ceil(ROLES / PAGE) + Math.ceil(PROXIES / PAGE) + 1;
     const scale = await medianPlan(dir, latency, 'read_ms');
     const bound = Math.ceil(minimum / PARALLELISM) * latency;
     const terraform = PROJECTS * (1 + FLAGS) + ROLES + PROXIES;

@@ -172,6 +172,8 @@ export async function runAction(env, log = (line) => process.stdout.write(`${lin
   for (const name of Object.keys(childEnv)) if (name.startsWith('INPUT_') || name === 'GITHUB_TOKEN') delete childEnv[name];
   for (const name of ['HOGSYNC_API_KEY', 'HOGSYNC_BASE_URL']) if (!childEnv[name]) delete childEnv[name];
   childEnv.NO_COLOR = '1';
+  // hogsync writes its errors, warnings and planned changes as workflow annotations in a job.
+  childEnv.GITHUB_ACTIONS = 'true';
 
   const scratch = mkdtempSync(join(env.RUNNER_TEMP || tmpdir(), 'hogsync-action-'));
   try {
@@ -190,9 +192,13 @@ export async function runAction(env, log = (line) => process.stdout.write(`${lin
       if (!hasFormat) args.push('--format', 'markdown');
     }
 
-    const result = await runHogsync(args, childEnv);
+    const run = await runHogsync(args, childEnv);
+    // Workflow commands (annotations) go to the log as commands; the comment shows the rest.
+    const commands = run.stderr.split('\n').filter((line) => line.startsWith('::'));
+    const result = { ...run, stderr: run.stderr.split('\n').filter((line) => !line.startsWith('::')).join('\n') };
     if (result.stdout) echo('stdout', result.stdout.endsWith('\n') ? result.stdout : `${result.stdout}\n`);
     if (result.stderr) echo('stderr', result.stderr);
+    for (const command of commands) log(command);
 
     const changes = countChanges(command, result, planFile && resolve(env.GITHUB_WORKSPACE || process.cwd(), planFile), userArgs);
     if (env.GITHUB_OUTPUT) appendFileSync(env.GITHUB_OUTPUT, `exit-code=${result.code}\nchanges=${changes}\n`);

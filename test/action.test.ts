@@ -119,11 +119,13 @@ describe('the action against a sandbox and a fake GitHub', () => {
       .post(`/repos/${REPO}/issues/7/comments`, (body: { body: string }) => { posted = body.body; return true; })
       .matchHeader('authorization', 'Bearer ghs_faketoken0123456789')
       .reply(201, { id: 99 });
-    const code = await runAction(env({ INPUT_COMMAND: 'plan', INPUT_COMMENT: 'true' }), log, echo);
+    const code = await runAction(env({ INPUT_COMMAND: 'plan', INPUT_COMMENT: 'true', GITHUB_WORKSPACE: dir }), log, echo);
     expect(code).toBe(0);
     // The plan reaches the job's log, as hogsync printed it.
     expect(printed.text()).toMatch(/^### hogsync plan\n/);
     expect(github.isDone(), lines.join('\n')).toBe(true);
+    // The planned change, as a notice on the line that declares it (the path as the repository names it).
+    expect(lines).toContain(`::notice file=hogsync.yaml,line=3,col=5::create role:${ORG}/Engineers`);
     expect(posted.startsWith(MARKER)).toBe(true);
     expect(posted).toContain('### hogsync plan');
     expect(posted).toContain(`role:${ORG}/Engineers`);
@@ -170,6 +172,21 @@ describe('the action against a sandbox and a fake GitHub', () => {
     expect(outputs()).toContain('exit-code=1');
     expect(posted).toContain('hogsync plan failed (exit 1)');
     expect(posted).toMatch(/hogsync\.yaml:4:\d+: feature_flags_access_level: must be 21 or 37/);
+  });
+
+  it('shows each error of the files as an annotation at its line, and keeps them out of the comment', async () => {
+    let posted = '';
+    nock(GITHUB)
+      .get(`/repos/${REPO}/issues/7/comments`).query(true).reply(200, [])
+      .post(`/repos/${REPO}/issues/7/comments`, (body: { body: string }) => { posted = body.body; return true; }).reply(201, { id: 1 });
+    writeFileSync(join(dir, 'hogsync.yaml'), config('roles:\n  - name: Engineers\n    feature_flags_access_level: nope\n    members: [ $SLACK_WEBHOOK ]\n'));
+    const code = await runAction(env({ INPUT_COMMAND: 'plan', INPUT_COMMENT: 'true', INPUT_PATHS: 'hogsync.yaml', GITHUB_WORKSPACE: dir }), log);
+    expect(code).toBe(1);
+    const commands = lines.filter((l) => l.startsWith('::'));
+    expect(commands).toContainEqual(expect.stringMatching(/^::error file=hogsync\.yaml,line=4,col=\d+::feature_flags_access_level: must be 21 or 37/));
+    expect(commands).toContainEqual(expect.stringMatching(/^::warning file=hogsync\.yaml,line=5,col=\d+::.*\$\{env:SLACK_WEBHOOK\}/));
+    expect(posted).toMatch(/hogsync\.yaml:4:\d+: feature_flags_access_level: must be 21 or 37/);
+    expect(posted).not.toContain('::error');
   });
 
   it('hands args to hogsync as words, never to a shell', async () => {

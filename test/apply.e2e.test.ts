@@ -203,27 +203,39 @@ describe('apply', () => {
     expect((await snapshot()).roles).toHaveLength(6);
   });
 
-  it('reports a failed change with the API message, applies the independent ones, and converges on re-run', async () => {
+  it('refuses before sending anything when the key lacks a write scope the changes need, naming it', async () => {
     await stopAllSandboxes();
-    // A key that may change the organization but not feature flags: flag changes fail with 403.
     const limited = 'phx_test_no_flag_write_00000000000000000000';
     sandbox = await inProcessSandbox({ seed: { ...SEED, keys: [{ key: limited, scopes: ['project:write', 'organization:write', 'feature_flag:read'] }] } });
     http = api(sandbox.baseUrl, sandbox.apiKey);
     ws = workspace({ baseUrl: sandbox.baseUrl, apiKey: limited });
+    const r = await ws.cli(['apply', ws.write('h.yaml', EVERYTHING), '--auto-approve', '--format', 'json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error: the personal API key lacks the scope the planned changes need: feature_flag:write');
+    expect(Object.keys(sandbox.stats.byRoute).filter((route) => !route.startsWith('GET '))).toEqual([]);
+  });
+
+  it('reports a failed change with the API message, applies the independent ones, and converges on re-run', async () => {
+    await stopAllSandboxes();
+    // A key with every scope whose user is a member, not an admin: the API refuses role and proxy record writes (403).
+    const member = 'phx_test_member_key_00000000000000000000000';
+    sandbox = await inProcessSandbox({ seed: { ...SEED, users: [{ first_name: 'M', email: 'member@example.com', level: 'member', keys: [{ key: member, scopes: ['*'] }] }] } });
+    http = api(sandbox.baseUrl, sandbox.apiKey);
+    ws = workspace({ baseUrl: sandbox.baseUrl, apiKey: member });
     const file = ws.write('h.yaml', EVERYTHING);
     const r = await ws.cli(['apply', file, '--auto-approve', '--format', 'json']);
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout);
     const byStatus = (status: string) => report.changes.filter((c: { status: string }) => c.status === status).map((c: { address: string }) => c.address).sort();
-    expect(byStatus('failed')).toEqual([`feature_flag:${ORG}/12345/kept-flag`, `feature_flag:${ORG}/12345/new-flag`, `feature_flag:${ORG}/12345/old-flag`]);
-    expect(byStatus('applied')).toHaveLength(6);
-    const failed = report.changes.find((c: { address: string }) => c.address.endsWith('/new-flag'));
-    expect(failed.error).toBe("POST /api/projects/12345/feature_flags/ → 403: API key missing required scope 'feature_flag:write'");
-    const text = await ws.cli(['apply', file, '--auto-approve']);
-    expect(text.stdout).toContain('Apply incomplete: 0 applied, 3 failed, 0 skipped.');
-    // With a key that may write flags, a second apply converges.
+    const failed = byStatus('failed') as string[];
+    expect(failed).toContain(`role:${ORG}/Engineers`);
+    expect(failed).toContain(`proxy_record:${ORG}/new.example.com`);
+    expect(byStatus('applied')).toContain(`feature_flag:${ORG}/12345/new-flag`);
+    const refused = report.changes.find((c: { address: string }) => c.address === `role:${ORG}/Engineers`);
+    expect(refused.error).toMatch(/ → 403: Your organization access level is insufficient\.$/);
+    // With an admin's key, a second apply converges.
     const full = workspace(sandbox);
-    expect((await full.cli(['apply', file, '--auto-approve'])).stdout).toContain('Apply complete: 3 applied, 0 failed, 0 skipped.');
+    expect((await full.cli(['apply', file, '--auto-approve'])).stdout).toContain(`Apply complete: ${failed.length} applied, 0 failed, 0 skipped.`);
     expect((await full.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
     full.remove();
   });

@@ -101,6 +101,8 @@ describe('drift --since with the organization-wide log', () => {
     expect(r.stdout).toMatch(/No drift since \d{4}-\d\d-\d\d \d\d:\d\d UTC: what the activity logs name matches the configuration\.\n$/);
     expect(sandbox.stats.requests).toBeLessThanOrEqual(10);
     expect(sandbox.stats.byRoute).toEqual({
+      // The key's scopes, asked once at the start.
+      'GET /api/personal_api_keys/@current/': 1,
       [ORG_LOG]: 1,
       'GET /api/organizations/:org/roles/': 1,
       'GET /api/organizations/:org/proxy_records/': 1,
@@ -122,6 +124,7 @@ describe('drift --since with the organization-wide log', () => {
     expect(text.stdout).toMatch(/Drift since \d{4}-\d\d-\d\d \d\d:\d\d UTC: 0 missing, 1 changed, 0 to delete\.\n$/);
     // The log, the flag list of the one project it names, and the kinds it does not record; no second read of the log.
     expect(sandbox.stats.byRoute).toEqual({
+      'GET /api/personal_api_keys/@current/': 1,
       [ORG_LOG]: 1,
       'GET /api/projects/:project/feature_flags/': 1,
       'GET /api/organizations/:org/roles/': 1,
@@ -200,7 +203,8 @@ describe('drift --since without the organization-wide log', () => {
     // The organization-wide log refused once (403), then one page of each project's log.
     expect(sandbox.stats.byRoute[ORG_LOG]).toBe(1);
     expect(sandbox.stats.byRoute[PROJECT_LOG]).toBe(PROJECTS);
-    expect(sandbox.stats.requests).toBeLessThanOrEqual(1 + PROJECTS + 2);
+    // The key's scopes, the organization's log, each project's, and the kinds no log records.
+    expect(sandbox.stats.requests).toBeLessThanOrEqual(1 + 1 + PROJECTS + 2);
 
     const id = await flagId(FIRST + 12, 'checkout');
     await webEdit('alice@example.com', 'PATCH', `/api/projects/${FIRST + 12}/feature_flags/${id}/`, { name: 'Checkout v2' });

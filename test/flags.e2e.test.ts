@@ -213,7 +213,9 @@ describe('feature flags: blast radius', () => {
     const json = await ws.cli(['plan', file, '--format', 'json', '--detailed-exitcode'], { HOGSYNC_API_KEY: READONLY_KEY });
     expect(json.code).toBe(2); // changes present; the failed blast radius does not make it an error
     const parsed = JSON.parse(json.stdout);
-    expect(parsed.warnings).toHaveLength(2);
+    // The refused preview, the API's reason, and the write scope the changes need (which apply checks before sending).
+    expect(parsed.warnings).toHaveLength(3);
+    expect(parsed.warnings).toContain('the personal API key lacks the scope these changes need: feature_flag:write; apply will refuse to start without it');
     expect(parsed.changes.every((c: { blast_radius?: unknown }) => c.blast_radius === undefined)).toBe(true);
   });
 

@@ -192,8 +192,8 @@ roles: [ { name: Role 0 } ]
     expect(r.code).toBe(0);
     // Pages of 1000 are asked for (the API's default is 100, which would take flags 3 + 1,
     // roles 3): flags 1 + 1, roles 1, projects 1; proxy records in one page (the real list is
-    // not paged); plus one GET per declared project.
-    const minimum = 1 + 1 + 1 + 1 + 1 + 2;
+    // not paged); plus one GET per declared project, and the key's scopes, asked once.
+    const minimum = 1 + 1 + 1 + 1 + 1 + 2 + 1;
     expect(sandbox.stats.requests).toBe(minimum);
     expect(Object.keys(sandbox.stats.byRoute).some((k) => k.includes('12347'))).toBe(false);
     const plan = JSON.parse(r.stdout);
@@ -204,8 +204,8 @@ roles: [ { name: Role 0 } ]
     sandbox.stats.byRoute = {};
     const only = await ws.cli(['plan', ws.write('p.yaml', config('projects:\n  - id: 12345\n  - id: 12346\n')), '--format', 'json']);
     expect(only.code).toBe(0);
-    expect(Object.keys(sandbox.stats.byRoute).sort()).toEqual(['GET /api/organizations/:org/projects/', 'GET /api/organizations/:org/projects/:id/']);
-    expect(sandbox.stats.requests).toBe(1 + 2);
+    expect(Object.keys(sandbox.stats.byRoute).sort()).toEqual(['GET /api/organizations/:org/projects/', 'GET /api/organizations/:org/projects/:id/', 'GET /api/personal_api_keys/@current/']);
+    expect(sandbox.stats.requests).toBe(1 + 2 + 1);
     expect(JSON.parse(only.stdout).summary.unmanaged).toBe(1);
   });
 

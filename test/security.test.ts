@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { sandboxRoutes } from '../src/sandbox/routes/index.js';
 import { loadSandboxModels } from '../src/sandbox/models.js';
-import { NO_PERSONAL_KEYS } from '../src/sandbox/router.js';
+import { ANY_KEY, NO_PERSONAL_KEYS } from '../src/sandbox/router.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 import type { SeedDocument } from '../src/sandbox/seed.js';
 import { api, inProcessSandbox, spawnSandbox, stopAllSandboxes } from './support/sandbox.js';
@@ -47,8 +47,8 @@ interface Endpoint {
   /** The sandbox route pattern it exercises (checked against the route table). */
   pattern: string;
   path: (ids: Ids) => string;
-  /** The scope it needs; NO_PERSONAL_KEYS: no key may call it (the real API's actions without a scope). */
-  scope: Scope | typeof NO_PERSONAL_KEYS;
+  /** The scope it needs; NO_PERSONAL_KEYS: no key may call it (the real API's actions without a scope); ANY_KEY: every key may (a key reading itself). */
+  scope: Scope | typeof NO_PERSONAL_KEYS | typeof ANY_KEY;
   body?: unknown;
 }
 
@@ -152,6 +152,7 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', pattern: '/api/organizations/', path: () => '/api/organizations/', scope: 'organization:read' },
   { method: 'GET', pattern: '/api/organizations/:org/', path: () => `/api/organizations/${ORG}/`, scope: 'organization:read' },
   { method: 'GET', pattern: '/api/users/@me/', path: () => '/api/users/@me/', scope: 'user:read' },
+  { method: 'GET', pattern: '/api/personal_api_keys/@current/', path: () => '/api/personal_api_keys/@current/', scope: ANY_KEY },
   { method: 'GET', pattern: '/api/projects/:project/change_requests/', path: () => `/api/projects/${PROJECT}/change_requests/`, scope: 'feature_flag:read' },
   { method: 'GET', pattern: '/api/projects/:project/change_requests/:id/', path: (ids) => `/api/projects/${PROJECT}/change_requests/${ids.approve}/`, scope: 'feature_flag:read' },
   { method: 'POST', pattern: '/api/projects/:project/change_requests/:id/approve/', path: (ids) => `/api/projects/${PROJECT}/change_requests/${ids.approve}/approve/`, scope: 'feature_flag:write', body: {} },
@@ -240,7 +241,7 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
     expect(unknown.body).toMatchObject({ type: 'authentication_error', code: 'authentication_failed', attr: null });
   });
 
-  const scoped = ENDPOINTS.flatMap((e) => (e.scope === NO_PERSONAL_KEYS ? [] : [{ ...e, scope: e.scope }]));
+  const scoped = ENDPOINTS.flatMap((e) => (e.scope === NO_PERSONAL_KEYS || e.scope === ANY_KEY ? [] : [{ ...e, scope: e.scope }]));
   it.each(scoped.map((e) => [label(e), e] as const))('%s: 403 naming the scope for a key without it', async (_name, e) => {
     const r = await api(sandbox.baseUrl, without[e.scope]).call(e.method, e.path(ids), e.body);
     expect(r.status).toBe(403);
@@ -555,7 +556,7 @@ roles:
     expect(refused.code).toBe(1);
     const denied = await run('apply, read-only key', ['apply', 'h.yaml', '--auto-approve', '--format', 'json', '--verbose'], { HOGSYNC_API_KEY: READ_ONLY });
     expect(denied.code).toBe(1);
-    expect(denied.stdout).toContain('organization:write');
+    expect(denied.stdout + denied.stderr).toContain('organization:write');
     // Somebody changes the workspace between plan and apply: the saved plan is stale.
     await api(sandbox.baseUrl, KEY).post(`/api/organizations/${ORG}/roles/`, { name: 'Engineers', feature_flags_access_level: 21 });
     const stale = await run('apply stale plan', ['apply', '--plan', 'plan.json', '--auto-approve', '--verbose']);

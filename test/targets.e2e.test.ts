@@ -47,8 +47,9 @@ describe('--target against examples/environments', () => {
       `create feature_flag:${ORG}/2002/new-checkout`, `create feature_flag:${ORG}/2002/dark-mode`, `create feature_flag:${ORG}/2002/pricing-page-v2`,
     ]);
     // Project 2002's flags (its list, and its archived ones: the plan creates flags there), and
-    // the blast radius of each create: nothing else.
+    // the blast radius of each create, and the key's scopes: nothing else.
     expect(sandbox.stats.byRoute).toEqual({
+      'GET /api/personal_api_keys/@current/': 1,
       'GET /api/projects/:project/feature_flags/': 2,
       'POST /api/projects/:project/feature_flags/user_blast_radius/': 3,
     });

@@ -190,3 +190,81 @@ describe('hogsync validate: proxy domains by the web app rule (the API checks no
 function bad(path: string): string {
   return path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+describe('hogsync validate: every mistake in one run', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'hogsync-validate-onerun-'));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+  const ORG_LINE = 'organization: 0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f\n';
+
+  it('prints the warnings of a file that also has errors, beside them', async () => {
+    const file = join(tmp, 'both.yaml');
+    writeFileSync(file, `${ORG_LINE}projects:\n  - id: 12345\n    access_control: true\n    anonymise_ips: true\n`);
+    const r = await runCli(['validate', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `${file}:4:5: warning: access_control is deprecated: the API refuses every value of it with 400 (use its access control settings instead); remove it from the file`,
+      `${file}:5:5: unknown field "anonymise_ips" in project; did you mean "anonymize_ips"?`,
+      '1 error in 1 file',
+    ]);
+  });
+
+  it('plan too prints the warnings beside the errors', async () => {
+    const file = join(tmp, 'both-plan.yaml');
+    writeFileSync(file, `${ORG_LINE}projects:\n  - id: 12345\n    access_control: true\n    anonymise_ips: true\n`);
+    const r = await runCli(['plan', file], { env: { HOGSYNC_API_KEY: 'phx_unused_key_0123456789', HOGSYNC_BASE_URL: 'http://127.0.0.1:9' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${file}:4:5: warning: access_control is deprecated`);
+    expect(r.stderr).toContain(`${file}:5:5: unknown field "anonymise_ips" in project`);
+  });
+
+  it('warns at each reference to a name no file declares, naming a declared one close to it', async () => {
+    const file = join(tmp, 'refs.yaml');
+    writeFileSync(file, `${ORG_LINE}projects:
+  - id: 111
+    cohorts:
+      - name: Staff
+        filters: { properties: { type: OR, values: [ { type: AND, values: [ { key: email, type: person, value: x, operator: icontains } ] } ] } }
+    feature_flags:
+      - key: a
+        filters: { groups: [ { properties: [ { key: id, type: cohort, value: { cohort: Staf }, operator: in } ] } ] }
+      - key: b
+        filters: { groups: [ { properties: [ { key: id, type: cohort, value: { cohort: Beta testers }, operator: in } ] } ] }
+`);
+    const r = await runCli(['validate', file]);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(new RegExp(`^${file}:9:\\d+: warning: cohort "Staf" is not declared for project 111 in these files: plan resolves it against the live cohorts of project 111; did you mean "Staff"\\?$`));
+    expect(lines[1]).toMatch(new RegExp(`^${file}:11:\\d+: warning: cohort "Beta testers" is not declared for project 111 .*cohorts of project 111$`));
+  });
+
+  it('warns once at a shared definition\'s reference, naming every project it reaches', async () => {
+    const file = join(tmp, 'shared.yaml');
+    writeFileSync(file, `${ORG_LINE}projects:
+  - id: 111
+  - id: 222
+feature_flags:
+  - key: gated
+    filters: { groups: [ { properties: [ { key: id, type: cohort, value: { cohort: Beta }, operator: in } ] } ] }
+`);
+    const r = await runCli(['validate', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^${file}:7:\\d+: warning: cohort "Beta" is not declared for project 111 and project 222 in these files: plan resolves it against the live cohorts of each$`)),
+    ]);
+  });
+
+  it('in a GitHub Actions job, also writes each error and warning as an annotation at its line', async () => {
+    const file = join(tmp, 'annotated.yaml');
+    writeFileSync(file, `${ORG_LINE}projects:\n  - id: 12345\n    access_control: true\n    anonymise_ips: true\n`);
+    const r = await runCli(['validate', 'annotated.yaml'], { cwd: tmp, env: { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: tmp } });
+    expect(r.code).toBe(1);
+    const commands = r.stderr.split('\n').filter((l) => l.startsWith('::'));
+    expect(commands).toEqual([
+      '::error file=annotated.yaml,line=5,col=5::unknown field "anonymise_ips" in project; did you mean "anonymize_ips"?',
+      '::warning file=annotated.yaml,line=4,col=5::access_control is deprecated: the API refuses every value of it with 400 (use its access control settings instead); remove it from the file',
+    ]);
+    // Outside a job, none.
+    expect((await runCli(['validate', file])).stderr).not.toContain('::');
+  });
+});

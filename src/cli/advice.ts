@@ -2,7 +2,7 @@
 // and its own reason, see src/http/advice.ts) and by where the base URL came from. Only where
 // doing something can help; the error line above keeps the API's words.
 import { HogsyncError } from '../errors.js';
-import { ADVICE_401, adviceFor403 } from '../http/advice.js';
+import { ADVICE_401, adviceFor403, MissingScopes } from '../http/advice.js';
 import { withoutCredentials } from '../http/origin.js';
 
 export type BaseUrlSource = 'flag' | 'env' | 'default';
@@ -29,6 +29,7 @@ export function adviceFor(err: unknown, origin: BaseUrlOrigin | undefined): stri
     return `hogsync could not reach ${host} (nothing reached the API); the base URL is ${describeBaseUrl(origin)}. `
       + 'Check the address (your region\'s https://us.posthog.com or https://eu.posthog.com, or your own instance) and that this machine can reach it (DNS, proxy, firewall), then run again.';
   }
+  if (err instanceof MissingScopes) return err.advice();
   if (err.code !== 'api') return undefined;
   if (err.request?.status === 401) return `${ADVICE_401}: the base URL is ${describeBaseUrl(origin)}.`;
   if (err.request?.status === 403) return adviceFor403(err.message);

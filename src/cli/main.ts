@@ -8,6 +8,8 @@ import { baseUrlOrigin, withApiOptions, withOutputOptions } from './options.js';
 import { printable } from '../util/printable.js';
 import { maskSecrets, maskStream } from '../util/secrets.js';
 import { reportError } from './output.js';
+import { errorAnnotations, writeAnnotations } from './annotations.js';
+import { ConfigErrors } from '../config/problems.js';
 import { adviceFor, type BaseUrlOrigin } from './advice.js';
 import { setResendSecrets } from '../resources/write-only.js';
 
@@ -294,7 +296,10 @@ export async function main(argv: string[]): Promise<number> {
       // Help and version are successes; every other parse error is a usage error (exit 1).
       return err.exitCode === 0 ? 0 : 1;
     }
+    // The files' warnings are said beside their errors, not dropped with the run.
+    if (err instanceof ConfigErrors) for (const w of err.warnings) process.stderr.write(`${printable(`${w.position.file}:${w.position.line}:${w.position.col}: warning: ${w.message}`)}\n`);
     reportError(err, verbose, adviceFor(err, origin));
+    writeAnnotations(errorAnnotations(err));
     return 1;
   }
   return exitCode;

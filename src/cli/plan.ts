@@ -7,6 +7,7 @@ import { writeOutFile } from '../util/out-file.js';
 import { terminalObserver } from './context.js';
 import { apiSettings, targetOptions } from './options.js';
 import { useColor } from './output.js';
+import { planAnnotations, writeAnnotations } from './annotations.js';
 
 export async function run(args: string[], opts: Record<string, unknown>): Promise<number> {
   const settings = apiSettings(opts);
@@ -18,6 +19,7 @@ export async function run(args: string[], opts: Record<string, unknown>): Promis
   if (typeof opts.out === 'string') await writeOutFile(opts.out, renderJson(plan));
   const format = String(opts.format ?? 'text');
   process.stdout.write(renderPlan(plan, format, { color: useColor(opts) }));
+  writeAnnotations(planAnnotations(plan));
   if (typeof opts.out === 'string' && format !== 'json') process.stderr.write(`Saved the plan to ${printable(opts.out)}; apply it with: hogsync apply --plan ${printable(opts.out)}\n`);
   const changed = plan.changes.length > 0;
   return opts.detailedExitcode === true && changed ? 2 : 0;

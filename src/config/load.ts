@@ -114,7 +114,7 @@ export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = proce
   problems.push(...merged.problems, ...expandShared(loaded, merged.state));
   // References the referred items refuse (a flag targeting a behavioral cohort), where both are declared.
   if (problems.length === 0) problems.push(...refusedReferences(merged.state));
-  if (problems.length > 0) throw new ConfigErrors(sortProblems(problems, files));
+  if (problems.length > 0) throw new ConfigErrors(sortProblems(problems, files), sortProblems(warnings, files));
   registerSensitiveValues(merged.state.organizations);
   return { ...merged.state, sources: files, ...(warnings.length > 0 ? { warnings: sortProblems(warnings, files) } : {}) };
 }

@@ -39,13 +39,16 @@ export function formatConfigErrors(problems: readonly ConfigProblem[]): string {
 
 export class ConfigErrors extends HogsyncError {
   readonly problems: readonly ConfigProblem[];
+  /** What the same files would have been warned about (a deprecated field, `$SLACK_WEBHOOK`): said beside the errors, not dropped. */
+  readonly warnings: readonly ConfigProblem[];
 
-  constructor(problems: readonly ConfigProblem[]) {
+  constructor(problems: readonly ConfigProblem[], warnings: readonly ConfigProblem[] = []) {
     if (problems.length === 0) throw new Error('ConfigErrors needs at least one problem');
     const first = problems[0]!;
     super('config', first.message, { position: first.position });
     this.name = 'ConfigErrors';
     this.problems = problems;
+    this.warnings = warnings;
   }
 
   /** Every problem, one per line, and the summary: what a user needs to fix the files. */

@@ -8,7 +8,8 @@ import { hitsIn, namedReference } from '../resources/references.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
 import type { DeclaredReference, DesiredItem, DesiredState } from './model.js';
 import { childPointer } from './pointer.js';
-import { formatPosition, type ConfigProblem } from './problems.js';
+import { formatPosition, sortProblems, type ConfigProblem } from './problems.js';
+import { suggest } from './suggest.js';
 
 /** `filters.groups[0].properties[1].value`: where in a field a site holds a value, for messages. */
 export function dottedPath(field: string, path: ReadonlyArray<string | number>): string {
@@ -43,26 +44,48 @@ export function declaredReferences(
 
 /**
  * validate's warnings for references to names no file declares in the item's project: the plan
- * resolves those against the project's live items, which validate cannot see.
+ * resolves those against the project's live items, which validate cannot see. Where a declared
+ * name of that kind is close, it is named: the reference is more likely a typo than a live item.
  */
-export function undeclaredReferenceWarnings(state: DesiredState, kinds: Kinds = KINDS): string[] {
-  const warnings: string[] = [];
+export function undeclaredReferenceWarnings(state: DesiredState, kinds: Kinds = KINDS): ConfigProblem[] {
+  const warnings: ConfigProblem[] = [];
+  const byKind = new Map(kinds.map((k) => [k.name, k]));
   for (const org of state.organizations) {
-    const declared = new Set<string>();
-    const byKind = new Map(kinds.map((k) => [k.name, k]));
+    // `kind|project` → the declared names (an item declared absent is the plan's error, not a lookup).
+    const declared = new Map<string, { keys: Set<string>; names: string[] }>();
     for (const item of org.items) {
       const kind = byKind.get(item.kind);
-      if (kind && item.ensure === 'present') declared.add(`${item.kind}|${item.project ?? ''}|${kind.matchKey(item.key)}`);
+      if (!kind) continue;
+      const scope = `${item.kind}|${item.project ?? ''}`;
+      let names = declared.get(scope);
+      if (!names) declared.set(scope, (names = { keys: new Set(), names: [] }));
+      names.keys.add(kind.matchKey(item.key));
+      names.names.push(item.key);
     }
+    // One warning per reference as written: a shared definition's reference names every project it reaches.
+    const byReference = new Map<string, { ref: DeclaredReference; label: string; lists: string; where: string[]; near?: string }>();
     for (const item of org.items) {
       for (const ref of item.references ?? []) {
         const target = byKind.get(ref.kind);
-        if (!target || declared.has(`${ref.kind}|${item.project ?? ''}|${target.matchKey(ref.name)}`)) continue;
-        warnings.push(`${formatPosition(ref.position)}: warning: ${labelOf(target)} "${ref.name}" is not declared for project ${String(item.project)} in these files: plan resolves it against the project's live ${target.configKey.replace(/_/g, ' ')}`);
+        const names = declared.get(`${ref.kind}|${item.project ?? ''}`);
+        if (!target || names?.keys.has(target.matchKey(ref.name))) continue;
+        const id = `${formatPosition(ref.position)}|${ref.kind}|${ref.name}`;
+        let found = byReference.get(id);
+        if (!found) byReference.set(id, (found = { ref, label: labelOf(target), lists: target.configKey.replace(/_/g, ' '), where: [] }));
+        found.where.push(item.project === null ? `organization ${org.id}` : `project ${String(item.project)}`);
+        found.near ??= names ? suggest(ref.name, names.names) : undefined;
       }
     }
+    for (const { ref, label, lists, where, near } of byReference.values()) {
+      const scope = where.length === 1 ? where[0] as string : `${where.slice(0, -1).join(', ')} and ${where[where.length - 1] as string}`;
+      warnings.push({
+        position: ref.position,
+        message: `${label} "${ref.name}" is not declared for ${scope} in these files: plan resolves it against the live ${lists} of ${where.length === 1 ? scope : 'each'}`
+          + (near !== undefined ? `; did you mean "${near}"?` : ''),
+      });
+    }
   }
-  return warnings;
+  return sortProblems(warnings, state.sources);
 }
 
 /**

@@ -4,6 +4,32 @@
 // fix. Also whether running the same thing again can help at all. Pure functions of an error.
 import { HogsyncError } from '../errors.js';
 
+/**
+ * Every scope a run lacks, in one line: those its reads need (found before reading, or from the
+ * 403 of each read), and the write scopes its changes will need.
+ */
+export class MissingScopes extends HogsyncError {
+  constructor(readonly read: readonly string[], readonly write: readonly string[] = []) {
+    const reads = read.length > 0 ? `the personal API key lacks ${read.length === 1 ? 'the scope' : 'the scopes'} this run reads with: ${read.join(', ')}` : '';
+    const writes = write.length === 0 ? ''
+      : `${reads === '' ? `the personal API key lacks ${write.length === 1 ? 'the scope' : 'the scopes'} the planned changes need` : '; the changes the files declare will also need'}: ${write.join(', ')}`;
+    super('api', `${reads}${writes}`);
+    this.name = 'MissingScopes';
+  }
+
+  /** What to do: add them all at once. */
+  advice(): string {
+    const all = [...this.read, ...this.write];
+    return `add ${all.length === 1 ? 'the scope' : 'the scopes'} ${all.join(', ')} to the personal API key (Settings → Personal API keys), or use a key that has them; then run again.`;
+  }
+}
+
+/** The scope a 403 says the key lacks (`API key missing required scope 'cohort:read'`), if that is its reason. */
+export function missingScopeOf(err: unknown): string | undefined {
+  if (!(err instanceof HogsyncError) || err.request?.status !== 403) return undefined;
+  return /missing required scope\W+([a-z_]+:(?:read|write))/i.exec(err.message)?.[1];
+}
+
 /** Advice by the API's reason for a 403. */
 export function adviceFor403(reason: string): string {
   const scope = /scope[s]?\W+([a-z_]+:(?:read|write))/i.exec(reason)?.[1];

@@ -19,6 +19,7 @@ import { Deferred, holdsDeferred, ReferenceIndex } from './references.js';
 import { itemsIn, lookupScopes, plannedScopes, pruned, wholeListAt } from './scopes.js';
 import { findCycle } from '../util/find-cycle.js';
 import { keyedCreate, keyedUpdate } from './keyed-fields.js';
+import { ConfigErrors, sortProblems } from '../config/problems.js';
 
 export interface PlanOptions {
   baseUrl: string;
@@ -71,9 +72,9 @@ interface ScopeOut {
   managed: ManagedItem[];
   unchanged: number;
   leftOut: number;
-  /** What the kind's check said (warnings), and the error it raised, if any. */
+  /** What the kind's check said (warnings), and the errors the files caused here (references, creates, the kind's check). */
   checks: string[];
-  error?: HogsyncError;
+  errors: HogsyncError[];
 }
 
 interface OrgState {
@@ -103,9 +104,8 @@ export class PlanBuilder {
   private readonly seenIds = new Map<string, string>();
   /** Declared fields the live records of a kind do not carry at all: `kind|field` → how many items declare it. */
   private readonly absentFields = new Map<string, { kind: ResourceKind; field: string; items: number }>();
-  private checkError: HogsyncError | undefined;
-  /** A declared item standing on one the plan deletes (see contradiction). */
-  private contradictions: HogsyncError | undefined;
+  /** Declared items standing on ones the plan deletes (see contradictions). */
+  private readonly contradictions: HogsyncError[] = [];
   /** Live items that declared present items stand for (`kind|organization|id`, kinds whose names repeat): never deleted. */
   private readonly kept = new Set<string>();
 
@@ -202,7 +202,7 @@ export class PlanBuilder {
   private planScope(state: OrgState, kind: ResourceKind, scope: Scope, live: LiveState): ScopeOut {
     const { org, refs } = state;
     const targets = this.targets;
-    const out: ScopeOut = { changes: [], unmanaged: [], managed: [], unchanged: 0, leftOut: 0, checks: [] };
+    const out: ScopeOut = { changes: [], unmanaged: [], managed: [], unchanged: 0, leftOut: 0, checks: [], errors: [] };
     const read = live.find(kind, scope) ?? [];
     const all = distinctRecords(kind, read.filter((r) => !kind.isGone(r)));
     if (kind.idPin) for (const r of all) this.seenIds.set(`${kind.name}|${String(kind.liveId(r))}`, scope.project !== null ? `project ${scope.project}` : `organization ${scope.organization}`);
@@ -249,10 +249,15 @@ export class PlanBuilder {
     const companions = (live.metaOf?.(kind, scope)?.companions ?? {}) as Companions;
     // A parent the plan creates (a new role): its items are created after it, with the id it gets.
     const parentFirst = scope.parent && scope.parent.id === null ? [addressOf(scope.parent.kind, org.id, parentItemKey(scope.parent))] : [];
-    const fail = (message: string, item: DesiredItem) => { out.error ??= new HogsyncError('config', message, { position: item.position }); };
+    const fail = (message: string, item: DesiredItem) => { out.errors.push(new HogsyncError('config', message, { position: item.position })); };
     const absent = this.absent(kind);
     for (const { item, address, record } of planned) {
       const resolved = item.ensure === 'present' ? refs.resolveFields(kind, scope, item) : { fields: item.fields, after: [] };
+      // Every reference that does not resolve is said, each at its line; the item is not planned.
+      if ('errors' in resolved && resolved.errors) {
+        out.errors.push(...resolved.errors);
+        continue;
+      }
       const rank = ranks?.get(item);
       if (rank !== undefined && kind.orderedBy) resolved.fields = { ...resolved.fields, [kind.orderedBy.field]: rank };
       // An item that waits (an open invite, a member still to accept one): a note, neither a change nor drift.
@@ -267,6 +272,7 @@ export class PlanBuilder {
       const prepared = !record && item.ensure === 'present' && kind.canCreate && kind.creatable?.(item.key) !== false ? kind.prepareCreate?.(item.key, {
         companions,
         declared: this.declaredIn(org),
+        declaredKeys: (of) => org.items.filter((i) => i.kind === of && i.parent === undefined && i.ensure === 'present').map((i) => i.key),
         createdId: (of, key) => {
           const target = kindByName(of, this.kinds);
           const declared = org.items.find((i) => i.kind === of && i.parent === undefined && i.ensure === 'present' && target.matchKey(i.key) === target.matchKey(key));
@@ -351,11 +357,11 @@ export class PlanBuilder {
         ...(meta ? { meta } : {}),
       });
       // Raised by finish(), in canonical order, not in the order collections happened to arrive.
-      if (checked.error) out.error = new HogsyncError('config', checked.error, checked.errorAt ? { position: checked.errorAt as FilePosition } : undefined);
+      if (checked.error) out.errors.push(new HogsyncError('config', checked.error, checked.errorAt ? { position: checked.errorAt as FilePosition } : undefined));
       out.checks.push(...(checked.warnings ?? []));
     } catch (err) {
       if (!(err instanceof HogsyncError)) throw err;
-      out.error = err;
+      out.errors.push(err);
     }
   }
 
@@ -367,6 +373,7 @@ export class PlanBuilder {
     const executions = new Map<string, Execution>();
     const dependencies: Array<[string, string]> = [];
     const checks: string[] = [];
+    const errors: HogsyncError[] = [];
     let unchanged = 0;
     let leftOut = 0;
     for (const state of this.orgs.values()) {
@@ -380,20 +387,18 @@ export class PlanBuilder {
           managed.push(...out.managed);
           unchanged += out.unchanged;
           leftOut += out.leftOut;
-          if (out.error) this.checkError ??= out.error;
+          errors.push(...out.errors);
           checks.push(...out.checks);
         }
       }
-      this.contradictions ??= contradiction(state.org, orgChanges.map((c) => c.change), this.kinds);
+      this.contradictions.push(...contradictions(state.org, orgChanges.map((c) => c.change), this.kinds));
       dependencies.push(...referenceOrder(orgChanges));
       for (const { change, execution } of orgChanges) {
         changes.push(change);
         executions.set(change.address, execution);
       }
     }
-    this.raise();
-    if (this.checkError) throw this.checkError;
-    if (this.contradictions) throw this.contradictions;
+    throwAll([...this.raise(), ...errors, ...this.contradictions], this.desired.sources);
     assertOneChangePerItem(changes, executions, this.desired, this.kinds, this.kept);
 
     const { desired, options } = this;
@@ -429,8 +434,9 @@ export class PlanBuilder {
     return { plan, executions, liveCounts: this.liveCounts, notices, checks, ...(dependencies.length > 0 ? { dependencies } : {}) };
   }
 
-  /** The first error the files caused, in the order of the desired state. */
-  private raise(): void {
+  /** The errors the files caused beyond those of each collection, in the order of the desired state. */
+  private raise(): HogsyncError[] {
+    const errors: HogsyncError[] = [];
     // The files' order, listed only when there is something to raise (a plan declares thousands of items).
     let declared: Map<DesiredItem, number> | undefined;
     const order = (item: DesiredItem): number => {
@@ -441,67 +447,62 @@ export class PlanBuilder {
       }
       return declared.get(item) ?? 0;
     };
-    const first = <T extends { item: DesiredItem }>(list: readonly T[]): T | undefined => (list.length === 0 ? undefined : [...list].sort((a, b) => order(a.item) - order(b.item))[0]);
-    const miss = first(this.pinMisses);
-    if (miss) {
-      const { kind, scope, item } = miss;
+    const inOrder = <T extends { item: DesiredItem }>(list: readonly T[]): T[] => [...list].sort((a, b) => order(a.item) - order(b.item));
+    for (const { kind, scope, item } of inOrder(this.pinMisses)) {
       const where = scope.parent ? `${scope.parent.kind.replace(/_/g, ' ')} ${scope.parent.key}` : scope.project !== null ? `project ${scope.project}` : `organization ${scope.organization}`;
       const seen = this.seenIds.get(`${kind.name}|${String(item.pin)}`);
       const elsewhere = seen && seen !== where ? `which is ${aLabelOf(kind)} of ${seen}, not of ${where}` : `but ${where} has no ${labelOf(kind)} with that id`;
-      throw new HogsyncError('config', `${labelOf(kind)} "${keyInScope(scope, item.key)}" is pinned to id ${String(item.pin)}, ${elsewhere}: correct the id, or remove it to match by ${kind.identityField}`, { position: item.position });
+      errors.push(new HogsyncError('config', `${labelOf(kind)} "${keyInScope(scope, item.key)}" is pinned to id ${String(item.pin)}, ${elsewhere}: correct the id, or remove it to match by ${kind.identityField}`, { position: item.position }));
     }
-    const missing = first(this.missing.map((item) => ({ item })))?.item;
-    if (missing) {
+    for (const { item: missing } of inOrder(this.missing.map((item) => ({ item })))) {
       const kind = kindByName(missing.kind, this.kinds);
-      const more = this.missing.length > 1 ? ` (and ${this.missing.length - 1} more)` : '';
       const why = kind.notCreated ?? `${labelOf(kind)} items cannot be created`;
       const where = missing.project !== null && !kind.projectKind ? `project ${missing.project}` : `organization ${missing.organization}`;
-      throw new HogsyncError('config', `${labelOf(kind)} "${missing.key}" does not exist in ${where}: ${why}${more}`, { position: missing.position });
+      errors.push(new HogsyncError('config', `${labelOf(kind)} "${missing.key}" does not exist in ${where}: ${why}`, { position: missing.position }));
     }
-    const held = first(this.heldAbsent);
-    if (held) {
-      const { kind, item } = held;
-      const more = this.heldAbsent.length > 1 ? ` (and ${this.heldAbsent.length - 1} more)` : '';
-      throw new HogsyncError('config', `${labelOf(kind)} "${itemAddressKey(item)}" has ensure: absent, but it is ${heldByText(held.held)}: `
-        + `it is not deleted while that holds it; remove ensure: absent, or release it there first${more}`, { position: item.position });
+    for (const { kind, item, held } of inOrder(this.heldAbsent)) {
+      errors.push(new HogsyncError('config', `${labelOf(kind)} "${itemAddressKey(item)}" has ensure: absent, but it is ${heldByText(held)}: `
+        + 'it is not deleted while that holds it; remove ensure: absent, or release it there first', { position: item.position }));
     }
+    return errors;
   }
 }
 
 /**
- * The first declared item that stands on an item the plan deletes (a role's member whom
+ * Every declared item that stands on an item the plan deletes (a role's member whom
  * `prune.members` removes from the organization): the files contradict themselves, and applying
- * would succeed and leave the next plan failing. Said at the declared item's line.
+ * would succeed and leave the next plan failing. Each said at the declared item's line.
  */
-function contradiction(org: DesiredOrganization, changes: readonly Change[], kinds: Kinds): HogsyncError | undefined {
+function contradictions(org: DesiredOrganization, changes: readonly Change[], kinds: Kinds): HogsyncError[] {
   const deletes = changes.filter((c) => c.action === 'delete' && c.project === null);
-  if (deletes.length === 0) return undefined;
+  if (deletes.length === 0) return [];
   const deleted = new Map(deletes.map((c) => [`${c.kind}|${kindByName(c.kind, kinds).matchKey(c.key)}`, c]));
-  const found: Array<{ item: DesiredItem; needs: { kind: string; key: string }; change: Change }> = [];
+  const errors: HogsyncError[] = [];
   for (const item of org.items) {
     if (item.ensure !== 'present') continue;
     const needs = kinds.find((k) => k.name === item.kind)?.requires?.(item.key);
     const change = needs && deleted.get(`${needs.kind}|${kindByName(needs.kind, kinds).matchKey(needs.key)}`);
-    if (needs && change) found.push({ item, needs, change });
+    if (!needs || !change) continue;
+    const needed = kindByName(needs.kind, kinds);
+    const by = change.declared_at?.[0];
+    errors.push(new HogsyncError('config', `${labelOf(kindByName(item.kind, kinds))} "${itemAddressKey(item)}" needs ${labelOf(needed)} ${needs.key}, `
+      + `which this plan deletes (${change.address}${by ? `, by ${by}` : ''}): the files contradict themselves; declare ${needs.key} under ${needed.configKey}, or remove this entry`, { position: item.position }));
   }
-  // The first in the files' order, as the other plan errors.
-  const at = (p: FilePosition) => [p.file, p.line, p.col] as const;
-  found.sort((a, b) => {
-    const [fa, la, ca] = at(a.item.position);
-    const [fb, lb, cb] = at(b.item.position);
-    return fa !== fb ? (fa < fb ? -1 : 1) : la - lb || ca - cb;
-  });
-  const first = found[0];
-  if (!first) return undefined;
-  const { item, needs, change } = first;
-  const needed = kindByName(needs.kind, kinds);
-  const by = change.declared_at?.[0];
-  const more = found.length > 1 ? ` (and ${found.length - 1} more)` : '';
-  return new HogsyncError('config', `${labelOf(kindByName(item.kind, kinds))} "${itemAddressKey(item)}" needs ${labelOf(needed)} ${needs.key}, `
-    + `which this plan deletes (${change.address}${by ? `, by ${by}` : ''}): the files contradict themselves; declare ${needs.key} under ${needed.configKey}, or remove this entry${more}`, { position: item.position });
+  return errors;
 }
 
-/** Declared items as the kinds' hooks see them. */
+/**
+ * Raises what the files caused, all of it: one error as it is, several (each at its file:line:col)
+ * together, in the files' order, so a user fixes them in one pass. An error without a position
+ * (rare: a kind's check that cannot say where) is raised alone, first.
+ */
+function throwAll(errors: readonly HogsyncError[], sources: readonly string[]): void {
+  if (errors.length === 0) return;
+  const unplaced = errors.find((e) => e.position === undefined);
+  if (errors.length === 1 || unplaced) throw unplaced ?? errors[0];
+  throw new ConfigErrors(sortProblems(errors.map((e) => ({ position: e.position as FilePosition, message: e.message })), sources));
+}
+
 /** Each item's rank in the files' order among those the kind orders, unless one of them declares the field itself. */
 function ranksOf(ordered: NonNullable<ResourceKind['orderedBy']>, items: readonly DesiredItem[]): Map<DesiredItem, number> | undefined {
   const among = items.filter((i) => i.ensure === 'present' && ordered.among(i.key));

@@ -6,6 +6,7 @@ import type { DeclaredReference, DesiredItem } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
 import { identityOf, keyInScope, labelOf, type LiveRecord, type ReferredItem, type ResourceKind, type Scope } from '../resources/kind.js';
 import { dottedPath } from '../config/references.js';
+import { suggest } from '../config/suggest.js';
 import { asSiteValue, hitsIn, namedReference, replaceAtSites, siteId } from '../resources/references.js';
 import type { Kinds } from '../resources/registry.js';
 import { addressOf } from './types.js';
@@ -161,10 +162,19 @@ export class ReferenceIndex {
     const found = this.named(target, e).get(target.matchKey(ref.name)) ?? [];
     if (found.length === 1) return { id: target.liveId(found[0] as LiveRecord), record: found[0] as LiveRecord };
     if (found.length === 0) {
-      throw new HogsyncError('config', `no ${label} named "${ref.name}" in ${where}: declare it in the files, or correct the name`, { position: ref.position });
+      const near = suggest(ref.name, this.namesOf(target, e));
+      const fix = near !== undefined ? `did you mean "${near}"? Correct the name, or declare "${ref.name}" in the files` : 'declare it in the files, or correct the name';
+      throw new HogsyncError('config', `no ${label} named "${ref.name}" in ${where}: ${fix}`, { position: ref.position });
     }
     const ids = found.map((r) => String(target.liveId(r))).join(', ');
     throw new HogsyncError('config', `${found.length} ${target.configKey.replace(/_/g, ' ')} of ${where} are named "${ref.name}" (ids ${ids}): declare the one meant with its id: (\`id: ${String(target.liveId(found[0] as LiveRecord))}\`) to refer to it by name`, { position: ref.position });
+  }
+
+  /** The names a reference to a kind in a project could have meant: the declared ones, then the live ones. */
+  private namesOf(kind: ResourceKind, e: Entry): string[] {
+    const names = [...e.declared.values()].filter((i) => i.ensure === 'present').map((i) => i.key);
+    for (const r of e.live ?? []) names.push(kind.displayKey(identityOf(kind, r)));
+    return names;
   }
 
   /** A live id at a site, shown by name where the project holds one live item of that id and its name is unique. */
@@ -215,21 +225,33 @@ export class ReferenceIndex {
     if (why) throw new HogsyncError('config', `${dottedPath(ref.field, ref.path)}: ${why}`, { position: ref.position });
   }
 
-  /** The ids an item's declared fields hold at its sites once its references are resolved, and the creates it waits for. */
-  resolveFields(kind: ResourceKind, scope: Scope, item: DesiredItem): { fields: Record<string, unknown>; after: string[]; uses: Target[] } {
+  /**
+   * The ids an item's declared fields hold at its sites once its references are resolved, and
+   * the creates it waits for; or every reference of it that does not resolve (`errors`), each at
+   * its line, so a plan names all of them in one run.
+   */
+  resolveFields(kind: ResourceKind, scope: Scope, item: DesiredItem): { fields: Record<string, unknown>; after: string[]; uses: Target[]; errors?: HogsyncError[] } {
     const refs = item.references ?? [];
     if (refs.length === 0) return { fields: item.fields, after: [], uses: [] };
     const fields = { ...item.fields };
     const after: string[] = [];
+    let errors: HogsyncError[] | undefined;
     for (const ref of refs) {
-      const resolved = this.resolve(ref, scope);
-      this.checkRefusal(kind, ref, scope, resolved);
+      let resolved: Resolved;
+      try {
+        resolved = this.resolve(ref, scope);
+        this.checkRefusal(kind, ref, scope, resolved);
+      } catch (err) {
+        if (!(err instanceof HogsyncError) || err.code !== 'config') throw err;
+        (errors ??= []).push(err);
+        continue;
+      }
       const site = kind.references?.find((s) => s.field === ref.field && s.kind === ref.kind);
       const value = 'id' in resolved ? asSiteValue(site ?? { field: ref.field, path: '', key: '', kind: ref.kind }, resolved.id) : new Deferred(resolved.deferred, site?.as);
       if ('deferred' in resolved) after.push(resolved.deferred);
       fields[ref.field] = setAt(fields[ref.field], ref.path, value);
     }
-    return { fields, after, uses: [] };
+    return errors ? { fields: item.fields, after: [], uses: [], errors } : { fields, after, uses: [] };
   }
 
   /** A live value with the ids at the kind's sites written by name, where the name is known and unique. */

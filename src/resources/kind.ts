@@ -305,6 +305,8 @@ export interface PrepareContext {
    * value apply fills in once it is created; undefined when the plan creates no such item.
    */
   createdId(kind: KindName, key: string): unknown;
+  /** The keys the files declare present for an organization-level kind (for "did you mean …?"). */
+  declaredKeys?(kind: KindName): readonly string[];
 }
 
 /** An entry of a kind's list as a file writes it, where the list is not a list (see ResourceKind.entriesOf). */
@@ -320,6 +322,11 @@ export interface ResourceKind {
   readonly label?: string;
   /** Key of the list in the configuration file (`projects`, `roles`, …); also its key under `prune:`. */
   readonly configKey: string;
+  /**
+   * The object of the personal API key's scopes its API checks (`feature_flag` for
+   * `feature_flag:read` and `:write`): a run checks the key has them before it reads.
+   */
+  readonly apiScope?: string;
   /** Whether `prune: {<configKey>: true}` makes the configuration own this kind (delete what it does not declare). */
   readonly prunable: boolean;
   /** The identity field in the file and in API records. */

@@ -29,10 +29,13 @@ export type Handler = (ctx: RequestContext) => Promise<Reply>;
 /** A route no personal API key may call, whatever its scopes (the real API's actions without a scope). */
 export const NO_PERSONAL_KEYS = 'no personal API key';
 
+/** A route any personal API key may call, whatever its scopes (a key reading itself). */
+export const ANY_KEY = 'any key';
+
 export interface Route {
   /** e.g. "/api/organizations/:org/roles/:id/"; also the key of the route in stats. */
   pattern: string;
-  methods: Partial<Record<Method, { scope: Scope | typeof NO_PERSONAL_KEYS; handler: Handler }>>;
+  methods: Partial<Record<Method, { scope: Scope | typeof NO_PERSONAL_KEYS | typeof ANY_KEY; handler: Handler }>>;
 }
 
 export interface Match { route: Route; params: Record<string, string> }
@@ -88,7 +91,7 @@ export async function dispatch(match: Match | undefined, req: Incoming): Promise
   if (!entry) throw methodNotAllowed(req.method, Object.keys(match.route.methods));
   if (!req.session) {
     if (entry.scope === NO_PERSONAL_KEYS) throw permissionDenied('This action does not support Personal API Key access');
-    requireScope(key, entry.scope);
+    if (entry.scope !== ANY_KEY) requireScope(key, entry.scope);
   }
   const body = WRITE_METHODS.has(req.method) ? req.body() : {};
   // Entries are dated by the sandbox's clock (tests move it), or as the web-edit asks.

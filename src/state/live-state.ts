@@ -2,6 +2,7 @@
 // and every GET is one unit of work, so they share the parallelism fairly. Records are checked
 // (an id and an identity) before anything plans on them. Which reads to make is decided
 // outside: src/state/targets.ts for a plan, reread.ts after apply, workspace.ts for export.
+import { MissingScopes, missingScopeOf } from '../http/advice.js';
 import type { DesiredState } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
 import { listMeta, withListMeta } from '../http/pagination.js';
@@ -98,7 +99,23 @@ export async function streamCollections(port: ApiPort, reads: readonly Collectio
   // `parallelism`): a unit whose answer is in waits for its turn to be parsed, and meanwhile the
   // next unit's request, already waiting for a slot, takes the one it freed. With one unit a
   // slot, each next request waited for the parse before it (about 2 ms a round trip).
-  await mapLimit(units, parallelism * 2, async ({ read, id, search }: Unit) => {
+  // A read refused for a scope the key lacks does not stop the others: every such scope is said at the end, in one line.
+  const lacking = new Map<string, unknown>();
+  await mapLimit(units, parallelism * 2, async (unit: Unit) => {
+    try {
+      await readUnit(unit);
+    } catch (err) {
+      const scope = missingScopeOf(err);
+      if (scope === undefined) throw err;
+      if (!lacking.has(scope)) lacking.set(scope, err);
+    }
+  });
+  await Promise.all(children);
+  // One scope: the API's own words; several: all of them in one line.
+  if (lacking.size === 1) throw [...lacking.values()][0];
+  if (lacking.size > 1) throw new MissingScopes([...lacking.keys()].sort());
+
+  async function readUnit({ read, id, search }: Unit): Promise<void> {
     const missingIsEmpty = read.kind.parent !== 'organization';
     let records: LiveRecord[];
     if (search !== undefined) {
@@ -125,8 +142,7 @@ export async function streamCollections(port: ApiPort, reads: readonly Collectio
     const p = pending.get(read) as { left: number; records: LiveRecord[] };
     if (--p.left === 0) finish(read, records);
     else for (const r of records) p.records.push(r);
-  });
-  await Promise.all(children);
+  }
 }
 
 function needsParentId(read: CollectionRead): boolean {

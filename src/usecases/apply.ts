@@ -1,6 +1,7 @@
 // The apply use case: read the saved plan (if any), re-plan, check that the saved plan still
 // holds and that the safety rules allow it, ask for confirmation, execute, re-read what
 // changed to verify it. The client lives from the re-plan to the verification.
+import { MissingScopes } from '../http/advice.js';
 import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { executePlan, type ApplyReport } from '../apply/execute.js';
 import { confirmDeletes, verifyApplied, withVerification } from '../apply/verify.js';
@@ -15,8 +16,8 @@ import type { ApiPort } from '../http/port.js';
 import { rereadApplied } from '../state/reread.js';
 import { parseTargets, resolveAliases, unmatchedMessage, unmatchedTargets } from '../plan/targeting.js';
 import { aliasesOf } from './targeted.js';
-import { planWith } from './plan.js';
-import { resolveOrganizations, withResolvedOrganizations } from './organizations.js';
+import { planWith, scopesBeforeOrganizations } from './plan.js';
+import { needsResolving, resolveOrganizations, withResolvedOrganizations } from './organizations.js';
 import { withClient, type ApiSettings, type Observer } from './session.js';
 
 export interface ApplyRequest {
@@ -86,12 +87,13 @@ export async function applyFiles(request: ApplyRequest, settings: ApiSettings, o
   const given = saved ? saved.targets : (request.targets?.length ?? 0) > 0 ? { addresses: resolveAliases(request.targets ?? [], aliasesOf(desired)) } : undefined;
   return withClient(settings, observer, async (client) => {
     // A target's organization written as the files write it (a slug, `@current`) compares as its UUID.
+    const asked = needsResolving(desired) ? await scopesBeforeOrganizations(client, desired, { kind: 'plan' }) : undefined;
     const organizations = await resolveOrganizations(client, desired);
     const targets = given && !saved ? { ...given, addresses: withResolvedOrganizations(given.addresses, organizations) } : given;
     // Apply checks the safety rules with its own options below: no default-option warnings here.
-    const { result, plan } = await planWith(client, desired, settings, {
+    const { result, plan, lackingWrites } = await planWith(client, desired, settings, {
       kind: 'plan', previews: request.showPlan === true, safetyWarnings: false, maxDeletePercent: request.safety.maxDeletePercent, ...(targets ? { targets } : {}),
-    }, observer);
+    }, observer, asked);
     if (saved && saved.fingerprint !== plan.fingerprint) {
       const items = staleItems(saved, plan);
       const named = items.length > 0 ? `: ${items.join(', ')}` : ' (no item changed: the prune settings changed, or the plan file was edited)';
@@ -108,6 +110,8 @@ export async function applyFiles(request: ApplyRequest, settings: ApiSettings, o
       const shown = unmatched.map((a) => request.targets?.[targets?.addresses.indexOf(a) ?? -1] ?? a);
       throw new HogsyncError('usage', `${shown.map(unmatchedMessage).join('; ')}. Nothing was applied.`);
     }
+    // Every write scope the changes need, said before the first is sent (not one 403 per run).
+    if (lackingWrites && lackingWrites.length > 0) throw new MissingScopes([], lackingWrites);
     const violations = safetyViolations(result, request.safety);
     if (violations.length > 0) return { status: 'refused', plan, violations };
     if (plan.changes.length === 0) return { status: 'no-changes', plan };

@@ -11,6 +11,11 @@ import { printable } from '../util/printable.js';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const CURRENT_ORGANIZATION = '@current';
 
+/** Whether an organization is written by slug or `@current`: resolving it reads the API (scope organization:read). */
+export function needsResolving(desired: DesiredState): boolean {
+  return desired.organizations.some((o) => !UUID.test(o.id));
+}
+
 /** Whether an organization is written as its UUID (nothing to resolve). */
 export const isOrganizationId = (written: string): boolean => UUID.test(written);
 

@@ -27,12 +27,13 @@ import { KINDS } from '../resources/registry.js';
 import { checkedTargets, countEveryLiveItem, resolveTargets, type TargetRequest } from './targeted.js';
 import { runPreviews } from './previews.js';
 import { reading, withClient, type ApiSettings, type Observer } from './session.js';
-import { organizationResolver, resolveAddressOrganizations, resolveOrganizations, resolveOrganizationsThen } from './organizations.js';
+import { needsResolving, organizationResolver, resolveAddressOrganizations, resolveOrganizations, resolveOrganizationsThen } from './organizations.js';
 import { resolveNamedItems } from './named-items.js';
 import { prepareKinds } from './prepare-kinds.js';
 import { unsetSecrets } from '../plan/unset.js';
 import { ConfigErrors } from '../config/problems.js';
 import { nextTurnAhead } from '../util/turns.js';
+import { keyScopes, lackingWriteScopes, requireDeclaredScopes, requireReadScopes } from './key-scopes.js';
 
 export interface PlanRequest {
   kind: 'plan' | 'drift';
@@ -58,6 +59,8 @@ export interface PlanRequest {
 
 export interface Planned {
   desired: DesiredState;
+  /** The write scopes the planned changes need that the key lacks (where the API says which it has). */
+  lackingWrites?: string[];
   /** The computed plan, with what apply needs to execute it. */
   result: PlanResult;
   /** The plan to show: the computed plan with its annotations. */
@@ -65,15 +68,30 @@ export interface Planned {
 }
 
 /** Reads, plans and annotates with a client the caller owns. */
-export async function planWith(client: ApiClient, desired: DesiredState, settings: ApiSettings, request: PlanRequest, observer: Observer): Promise<Planned> {
+/**
+ * The key's scopes, asked before an organization written as a slug or @current is resolved (that
+ * read needs organization:read), and every scope the files' kinds need checked against them.
+ */
+export async function scopesBeforeOrganizations(client: ApiClient, desired: DesiredState, request: Pick<PlanRequest, 'kind' | 'kinds'>): Promise<{ scopes: readonly string[] | undefined }> {
+  const scopes = await keyScopes(client);
+  if (scopes) requireDeclaredScopes(scopes, desired, request.kind === 'plan', request.kinds ?? KINDS);
+  return { scopes };
+}
+
+export async function planWith(client: ApiClient, desired: DesiredState, settings: ApiSettings, request: PlanRequest, observer: Observer,
+  asked?: { scopes: readonly string[] | undefined }): Promise<Planned> {
   try {
+    // An organization written as a slug or @current is read first: the key's scopes are asked
+    // before that read, so a key without organization:read hears of it with the rest.
+    const kinds = request.kinds ?? KINDS;
+    const granted = asked ?? (needsResolving(desired) ? await scopesBeforeOrganizations(client, desired, request) : undefined);
     const resolve = organizationResolver(client);
     await resolveOrganizations(client, desired, resolve);
     // --target addresses name the organization as files may (a slug, @current): compared by its UUID.
     const targets = request.targets && { ...request.targets, addresses: await resolveAddressOrganizations(request.targets.addresses, resolve) };
-    await resolveNamedItems(client, desired, request.kinds ?? KINDS);
-    await prepareKinds(client, desired, request.kinds ?? KINDS);
-    return await readAndPlan(client, desired, settings, targets ? { ...request, targets } : request, observer);
+    await resolveNamedItems(client, desired, kinds);
+    await prepareKinds(client, desired, kinds);
+    return await readAndPlan(client, desired, settings, targets ? { ...request, targets } : request, observer, granted);
   } catch (err) {
     throw err instanceof UnknownOrganization ? declaredHere(err, desired) : err;
   }
@@ -85,10 +103,15 @@ function declaredHere(err: UnknownOrganization, desired: DesiredState): HogsyncE
   return position ? new HogsyncError('config', err.message, { position, cause: err }) : err;
 }
 
-async function readAndPlan(client: ApiClient, desired: DesiredState, settings: ApiSettings, request: PlanRequest, observer: Observer): Promise<Planned> {
+async function readAndPlan(client: ApiClient, desired: DesiredState, settings: ApiSettings, request: PlanRequest, observer: Observer,
+  asked?: { scopes: readonly string[] | undefined }): Promise<Planned> {
   const kinds = request.kinds ?? KINDS;
   const all = plannedReads(desired, request.kinds);
   let reads = request.targets ? restrictReads(all, targetsOfPlan(request.targets)) : all;
+  // The key's scopes, asked once where there is something to read: every read scope it lacks is
+  // said in one line before the reads (a plan, with the write scopes the files' changes will need).
+  const granted = asked ? asked.scopes : reads.length > 0 ? await keyScopes(client) : undefined;
+  if (granted) requireReadScopes(granted, reads, request.kind === 'plan' ? desired : undefined, kinds);
   const { feed, fallback } = request.since ? await changeFeed(client, desired, kinds, request.since, settings.parallelism, observer) : {};
   let targets = request.targets;
   let prefetched: LiveState | undefined;
@@ -117,7 +140,11 @@ async function readAndPlan(client: ApiClient, desired: DesiredState, settings: A
     : feed ? withAttributions(annotated, feedAttributions(annotated.changes, result.executions, feed, kinds))
     // After a fallback the warning has said the logs cannot be read: attribution does not say it twice.
     : await attributePlan(annotated, result, live, client, settings.parallelism, request.kinds, { refusalSaid: fallback !== undefined });
-  return { desired, result, plan };
+  // A plan says which write scopes its changes need that the key lacks; apply refuses to start without them.
+  const lacking = granted && request.kind === 'plan' ? lackingWriteScopes(granted, plan.changes, kinds) : [];
+  if (lacking.length === 0) return { desired, result, plan };
+  const warning = `the personal API key lacks ${lacking.length === 1 ? 'the scope' : 'the scopes'} these changes need: ${lacking.join(', ')}; apply will refuse to start without ${lacking.length === 1 ? 'it' : 'them'}`;
+  return { desired, result, plan: annotate(plan, { changes: new Map(), warnings: [warning] }), lackingWrites: lacking };
 }
 
 /** The change feed since `start`; where no log can be read, the warning of the full drift that replaces it. */
@@ -232,9 +259,10 @@ export async function planFiles(paths: string[], settings: ApiSettings, request:
   checkedTargets(desired, targeting);
   const { planned, targets, warnings } = await withClient(settings, observer, async (client) => {
     // Targets compare with addresses in one spelling: organizations resolved first (STYLE.md, "Resolve before you compare").
+    const asked = needsResolving(desired) ? await scopesBeforeOrganizations(client, desired, request) : undefined;
     const organizations = await resolveOrganizations(client, desired);
     const { targets, warnings } = await resolveTargets(paths, desired, targeting, organizations, (then) => resolveOrganizationsThen(client, then, organizations));
-    const planned = await planWith(client, desired, settings, { ...request, ...(targets ? { targets } : {}) }, observer);
+    const planned = await planWith(client, desired, settings, { ...request, ...(targets ? { targets } : {}) }, observer, asked);
     return { planned, targets, warnings };
   });
   // Said as given (an alias, not the id it stands for).

@@ -18,7 +18,8 @@ export interface SpawnOptions {
 /** The environment a CLI child runs with. */
 export function cliEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, NO_COLOR: '1', ...extra })) if (v !== undefined) env[k] = v;
+  // A suite run inside a GitHub Actions job would otherwise see annotations in every child's output.
+  for (const [k, v] of Object.entries({ ...process.env, NO_COLOR: '1', GITHUB_ACTIONS: undefined, ...extra })) if (v !== undefined) env[k] = v;
   return env;
 }
 

@@ -7,7 +7,8 @@
 // membership (the membership's id, not the user's uuid); `access_level: null` removes a rule.
 // Rules a file does not write are untouched unless `prune.access` owns them.
 import type { Companions, PrepareContext, PreparedCreate, ResourceKind, Scope, ScopeCheck, ScopeView, WrittenEntry } from '../kind.js';
-import { emailOf, openInvites } from '../member/kind.js';
+import { suggest } from '../../config/suggest.js';
+import { emailOf, nearestEmail, openInvites } from '../member/kind.js';
 
 const PROJECT = 'project';
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -111,7 +112,7 @@ function combine(own: unknown[], companions: Companions): unknown[] {
 }
 
 /** The role or membership id a new rule is written for, or why it waits or cannot be written. */
-function prepareCreate(key: string, { companions, declared, createdId }: PrepareContext): PreparedCreate {
+function prepareCreate(key: string, { companions, declared, createdId, declaredKeys }: PrepareContext): PreparedCreate {
   const subject = subjectOf(key);
   if (!subject) return { error: `access rule "${key}" is not one hogsync can write` };
   if (subject.type === 'default') return { values: {} };
@@ -121,14 +122,19 @@ function prepareCreate(key: string, { companions, declared, createdId }: Prepare
     if (isObject(role) && typeof role.id === 'string') return { values: { role: role.id } };
     const later = createdId('role', subject.name);
     if (later !== undefined) return { values: { role: later } };
-    return { error: `access rule "${key}" grants to role ${subject.name}, which does not exist and no file declares: declare it under roles, or correct the name` };
+    const roleNames = [
+      ...(Array.isArray(companions.roles) ? companions.roles : []).flatMap((r) => (isObject(r) && typeof r.name === 'string' ? [r.name] : [])),
+      ...(declaredKeys?.('role') ?? []),
+    ];
+    const near = suggest(subject.name, roleNames);
+    return { error: `access rule "${key}" grants to role ${subject.name}, which does not exist and no file declares: ${near === undefined ? '' : `did you mean "${near}"? `}declare it under roles, or correct the name` };
   }
   const members = Array.isArray(companions.members) ? companions.members : [];
   const found = members.find((m) => isObject(m) && String(emailOf(m)).toLowerCase() === wanted);
   if (isObject(found) && typeof found.id === 'string') return { values: { organization_member: found.id } };
   const invited = openInvites(members, companions.invites).some((i) => i.is_expired !== true && String(i.target_email).toLowerCase() === wanted);
   if (invited || declared('member', subject.name)) return { wait: `waiting for ${subject.name} to accept the invite (the grant is made once they join)` };
-  return { error: `access rule "${key}" grants to ${subject.name}, who is not a member of the organization and no file declares under members: add them under members (the plan invites them), or correct the email` };
+  return { error: `access rule "${key}" grants to ${subject.name}, who is not a member of the organization and no file declares under members: ${nearestEmail(subject.name, members, declaredKeys?.('member') ?? [])}add them under members (the plan invites them), or correct the email` };
 }
 
 /** The PUT that writes one rule (`level` null removes it). */
@@ -165,6 +171,7 @@ export const access: ResourceKind = {
   name: 'access',
   label: 'access rule',
   configKey: 'access',
+  apiScope: 'access_control',
   prunable: true,
   identityField: 'subject',
   parent: 'project',

@@ -46,6 +46,7 @@ export function normalizeSteps(value: unknown): unknown {
 export const action: ResourceKind = {
   name: 'action',
   configKey: 'actions',
+  apiScope: 'action',
   prunable: true,
   identityField: 'name',
   parent: 'project',

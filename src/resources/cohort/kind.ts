@@ -26,6 +26,7 @@ const fields = lazy(() => fieldsFromSchema('cohort', ['name']));
 export const cohort: ResourceKind = {
   name: 'cohort',
   configKey: 'cohorts',
+  apiScope: 'cohort',
   prunable: true,
   identityField: 'name',
   parent: 'project',

@@ -15,6 +15,7 @@ const fields = lazy(() => fieldsFromSchema('event_definition', ['name']));
 export const eventDefinition: ResourceKind = {
   name: 'event_definition',
   configKey: 'event_definitions',
+  apiScope: 'event_definition',
   prunable: false,
   identityField: 'name',
   parent: 'project',

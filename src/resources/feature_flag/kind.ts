@@ -36,6 +36,7 @@ const fields = lazy(() => fieldsFromSchema('feature_flag', ['key']));
 export const featureFlag: ResourceKind = {
   name: 'feature_flag',
   configKey: 'feature_flags',
+  apiScope: 'feature_flag',
   prunable: true,
   identityField: 'key',
   parent: 'project',

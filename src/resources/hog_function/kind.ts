@@ -216,6 +216,7 @@ export const hogFunction: ResourceKind = {
   name: 'hog_function',
   label: 'hog function',
   configKey: 'hog_functions',
+  apiScope: 'hog_function',
   prunable: true,
   identityField: 'name',
   parent: 'project',

@@ -3,6 +3,7 @@
 // uuid) and invites. A declared email that is not a member is invited (POST invites/); while its
 // invite is open the member is `invited` (a note, no change, no drift); an expired invite is gone
 // and the plan sends it again. Owners and the key's own user are never changed or removed.
+import { editDistance } from '../../config/suggest.js';
 import type { Companions, LiveRecord, ResourceKind, Scope } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
 
@@ -44,6 +45,24 @@ function levelName(value: unknown): unknown {
 
 const levelNumber = (value: unknown) => (typeof value === 'string' ? LEVELS[value] ?? value : value);
 
+/**
+ * `did you mean "…"? `: the member's or declared email closest to one that is neither. Emails
+ * share their domain, so the typos allowed are counted by the name before the @ alone (zed@ is
+ * not bob@ misspelt, alise@ is alice@).
+ */
+export function nearestEmail(email: string, members: readonly unknown[], declared: readonly string[]): string {
+  const emails = [...members.flatMap((m) => (isObject(m) && typeof emailOf(m) === 'string' ? [String(emailOf(m))] : [])), ...declared];
+  const local = email.split('@')[0] ?? email;
+  const budget = Math.min(2, Math.max(1, Math.floor(local.length / 3)));
+  let near: string | undefined;
+  let best = budget + 1;
+  for (const candidate of emails) {
+    const distance = editDistance(email.toLowerCase(), candidate.toLowerCase());
+    if (distance > 0 && distance < best) [near, best] = [candidate, distance];
+  }
+  return near === undefined ? '' : `did you mean "${near}"? `;
+}
+
 /** Open invites of emails that are not members, the newest per email (a second invite replaces the first). */
 export function openInvites(members: readonly unknown[], invites: unknown): Array<Record<string, unknown>> {
   const memberEmails = new Set(members.map((m) => (isObject(m) ? lower(emailOf(m)) : undefined)).filter((e) => e !== undefined));
@@ -70,6 +89,7 @@ function protects(record: LiveRecord, companions: Companions): string | undefine
 export const member: ResourceKind = {
   name: 'member',
   configKey: 'members',
+  apiScope: 'organization_member',
   prunable: true,
   identityField: 'email',
   parent: 'organization',

@@ -15,6 +15,7 @@ const fields = lazy(() => fieldsFromSchema('project', ['id']));
 export const project: ResourceKind = {
   name: 'project',
   configKey: 'projects',
+  apiScope: 'project',
   prunable: false,
   identityField: 'id',
   parent: 'organization',

@@ -56,6 +56,7 @@ function checkProxyRecords(view: ScopeView): ScopeCheck {
 export const proxyRecord: ResourceKind = {
   name: 'proxy_record',
   configKey: 'proxy_records',
+  apiScope: 'organization',
   prunable: true,
   identityField: 'domain',
   parent: 'organization',

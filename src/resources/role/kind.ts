@@ -23,6 +23,7 @@ function membersOf(record: LiveRecord | undefined): number | undefined {
 export const role: ResourceKind = {
   name: 'role',
   configKey: 'roles',
+  apiScope: 'organization',
   prunable: true,
   identityField: 'name',
   parent: 'organization',

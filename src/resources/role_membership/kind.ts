@@ -4,13 +4,13 @@
 // update. An email that is only invited waits for the invite to be accepted (a note); one that is
 // neither a member nor declared under `members` is an error at its line.
 import type { PrepareContext, PreparedCreate, ResourceKind, Scope } from '../kind.js';
-import { emailOf, openInvites, userUuidOf } from '../member/kind.js';
+import { emailOf, nearestEmail, openInvites, userUuidOf } from '../member/kind.js';
 
 const organization = (s: Scope) => `/api/organizations/${encodeURIComponent(s.organization)}/`;
 const base = (s: Scope) => `${organization(s)}roles/${encodeURIComponent(String(s.parent?.id ?? ''))}/role_memberships/`;
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-function prepareCreate(key: string, { companions, declared }: PrepareContext): PreparedCreate {
+function prepareCreate(key: string, { companions, declared, declaredKeys }: PrepareContext): PreparedCreate {
   const email = key.toLowerCase();
   const members = Array.isArray(companions.members) ? companions.members : [];
   const found = members.find((m) => isObject(m) && String(emailOf(m)).toLowerCase() === email);
@@ -18,13 +18,14 @@ function prepareCreate(key: string, { companions, declared }: PrepareContext): P
   if (typeof uuid === 'string') return { values: { user_uuid: uuid } };
   const invited = openInvites(members, companions.invites).some((i) => i.is_expired !== true && String(i.target_email).toLowerCase() === email);
   if (invited || declared('member', key)) return { wait: `waiting for ${key} to accept the invite (added to the role once they join)` };
-  return { error: `${key} is not a member of the organization and no file declares it under members: add it under members (the plan invites it), or correct the email` };
+  return { error: `${key} is not a member of the organization and no file declares it under members: ${nearestEmail(key, members, declaredKeys?.('member') ?? [])}add it under members (the plan invites it), or correct the email` };
 }
 
 export const roleMembership: ResourceKind = {
   name: 'role_membership',
   label: 'role membership',
   configKey: 'members',
+  apiScope: 'organization',
   prunable: false,
   identityField: 'email',
   parent: 'role',
