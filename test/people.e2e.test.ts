@@ -234,7 +234,9 @@ describe('members, role members and project access', () => {
     const c = await ws.cli(['apply', contradicts, '--auto-approve']);
     expect(c.code).toBe(1);
     expect(c.stderr).toBe(`error: ${contradicts}:6:15: role membership "Support/carol@example.com" needs member carol@example.com, which this plan deletes `
-      + `(member:${ORG}/carol@example.com, by ${contradicts}:11:10): the files contradict themselves; declare carol@example.com under members, or remove this entry (and 1 more)\n`);
+      + `(member:${ORG}/carol@example.com, by ${contradicts}:11:10): the files contradict themselves; declare carol@example.com under members, or remove this entry\n`
+      + `${contradicts}:10:18: access rule "111/member/bob@example.com" needs member bob@example.com, which this plan deletes `
+      + `(member:${ORG}/bob@example.com, by ${contradicts}:11:10): the files contradict themselves; declare bob@example.com under members, or remove this entry\n2 errors in 1 file\n`);
     expect(sent.filter((r) => r.method !== 'GET')).toEqual([]);
     expect(state().members).toEqual(before.members);
     const ghost = ws.write('ghost.yaml', config('projects:\n  - id: 111\n    access:\n      roles: { Ghosts: admin }\n'));

@@ -87,7 +87,7 @@ projects:
     const plan = JSON.parse(planned.stdout) as { warnings: string[]; changes: { address: string; action: string; renamed_from?: string; fields: { path: string; before: unknown; after: unknown }[] }[] };
     expect(plan.warnings.filter((w) => w.includes('not kept'))).toEqual([]);
     expect(plan.changes.map((c) => [c.address, c.action, c.renamed_from, c.fields.map((f) => f.path)])).toEqual([
-      [`hog_function:${ORG}/12345/destination/Hook v2`, 'update', 'Hook', ['name', 'inputs']],
+      [`hog_function:${ORG}/12345/destination/Hook v2`, 'update', 'Hook', ['name', 'inputs.url']],
     ]);
     expect(plan.changes[0]?.fields[0]).toMatchObject({ before: 'Hook', after: 'Hook v2' });
     const text = await ws.cli(['plan', file]);
