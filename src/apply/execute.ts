@@ -152,8 +152,8 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
       }
       if (created && created.length > 0) notes.set(change.address, created);
       unreachableInARow = networkError ? unreachableInARow + 1 : 0;
-      if (!unreachable && isHogsyncError(error) && error.unreachable) unreachable = 'the API could not be reached (see the first failure)';
-      if (!unreachable && unreachableInARow >= UNREACHABLE_AFTER) unreachable = `the API stopped answering (${UNREACHABLE_AFTER} changes in a row could not reach it)`;
+      if (!unreachable && isHogsyncError(error) && error.unreachable) unreachable = `the API${error.host === undefined ? '' : ` at ${error.host}`} could not be reached (see the first failure)`;
+      if (!unreachable && unreachableInARow >= UNREACHABLE_AFTER) unreachable = `the API${isHogsyncError(error) && error.host !== undefined ? ` at ${error.host}` : ''} stopped answering (${UNREACHABLE_AFTER} changes in a row could not reach it)`;
       if (outcome.status === 'failed') {
         if (againHelps(error)) again = true;
         // A refusal that clears by itself: running apply again later converges.

@@ -164,6 +164,12 @@ export class ApiClient implements ApiPort {
     };
   }
 
+  /** `host:port` of the base URL, the port always written (443 for https): what a network error names. */
+  get hostPort(): string {
+    const url = new URL(this.base.origin);
+    return `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+  }
+
   /** The origin every request (and the key) goes to. */
   get origin(): string {
     return this.base.origin;
@@ -252,6 +258,8 @@ export class ApiClient implements ApiPort {
 
       if (outcome instanceof TransportFailure) {
         this.emit({ type: 'request', method, path });
+        // Every line about a network failure names where it went (the first one and the hundredth).
+        const detail = outcome.detail.replace(/^(.*?)(: |$)/, (_all, what: string, rest: string) => `${what} at ${this.hostPort}${rest}`);
         // Not reached at all (DNS, refused, TLS): a later request would not reach it either.
         const unreachable = outcome.kind === 'unsent' || outcome.kind === 'unresolved' || /^TLS failure/.test(outcome.detail);
         // Only a request that may have reached the API can have changed anything there.
@@ -261,15 +269,15 @@ export class ApiClient implements ApiPort {
         const notReplayed = mayHaveArrived && !idempotent ? `; not retried: ${method} is not idempotent; the change may or may not have been applied` : '';
         if (replayable && retriesLeft) {
           const wait = backoffMs(attempt, this.random);
-          if (!this.roomFor(wait, left())) throw this.fail('network', this.overTime(outcome.detail, attempt + 1, unreachable), { method, path }, unreachable);
+          if (!this.roomFor(wait, left())) throw this.fail('network', this.overTime(detail, attempt + 1, unreachable), { method, path }, unreachable, this.hostPort);
           spent += wait;
           await this.backoff(method, path, undefined, wait);
           continue;
         }
-        if (left() <= 0) throw this.fail('network', this.overTime(outcome.detail, attempt + 1, unreachable) + notReplayed, { method, path }, unreachable);
-        let message = outcome.detail + notReplayed;
+        if (left() <= 0) throw this.fail('network', this.overTime(detail, attempt + 1, unreachable) + notReplayed, { method, path }, unreachable, this.hostPort);
+        let message = detail + notReplayed;
         if (replayable) message += gaveUp(attempt + 1);
-        throw this.fail('network', message, { method, path }, unreachable);
+        throw this.fail('network', message, { method, path }, unreachable, this.hostPort);
       }
 
       const { status } = outcome;
@@ -363,8 +371,8 @@ export class ApiClient implements ApiPort {
     this.onEvent(e);
   }
 
-  private fail(code: ErrorCode, message: string, request: RequestInfo, unreachable = false): HogsyncError {
-    return new HogsyncError(code, redact(message, this.apiKey), { request: { ...request, path: redact(request.path, this.apiKey) }, unreachable });
+  private fail(code: ErrorCode, message: string, request: RequestInfo, unreachable = false, host?: string): HogsyncError {
+    return new HogsyncError(code, redact(message, this.apiKey), { request: { ...request, path: redact(request.path, this.apiKey) }, unreachable, ...(host === undefined ? {} : { host }) });
   }
 
   private scrubbed(err: unknown, request?: RequestInfo): unknown {
