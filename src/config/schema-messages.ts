@@ -121,6 +121,15 @@ function explainName(e: ErrorObject, name: string): SchemaIssue {
     const reason = own?.not?.enum?.includes(name) ? own['x-reason'] : names['x-reason'];
     return { pointer, at: 'key', message: `field "${name}" is not allowed${inWhat}${reason ? `: ${reason}` : ''}` };
   }
+  if (names?.enum) {
+    // A closed set of names (the API's resource types): the nearest one, else the whole list,
+    // since a user cannot guess the API's names (`feature_flags` is `feature_flag` here).
+    const known = names.enum.filter((v): v is string => typeof v === 'string');
+    const hint = suggest(name, known);
+    const what = names['x-expected'] ?? 'a known key';
+    const tail = hint ? `; did you mean ${JSON.stringify(hint)}?` : ` (one of: ${known.join(', ')})`;
+    return { pointer, at: 'key', message: `${label === '' ? '' : `${label}: `}key ${quote(name)} must be ${what}${tail}` };
+  }
   const expected = names?.['x-expected'] ?? (names?.pattern ? `a key matching ${names.pattern}` : 'a valid key');
   return { pointer, at: 'key', message: `${label === '' ? '' : `${label}: `}key ${quote(name)} must be ${expected}` };
 }
