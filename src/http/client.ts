@@ -164,6 +164,11 @@ export class ApiClient implements ApiPort {
     };
   }
 
+  /** How long until the next request the rate limit holds back may go (ms; 0 when none waits). */
+  rateLimitWaitMs(): number {
+    return this.limiter.heldFor();
+  }
+
   /** `host:port` of the base URL, the port always written (443 for https): what a network error names. */
   get hostPort(): string {
     const url = new URL(this.base.origin);

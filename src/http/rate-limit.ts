@@ -86,6 +86,8 @@ export class RateLimiter {
   private readonly maxWaitMs: number;
   private readonly onPause: (pause: Pause) => void;
   private readonly clock: Clock;
+  /** Requests sleeping in acquire(), each with the time it wakes: what progress lines say is waited for. */
+  private readonly sleepers = new Map<object, number>();
 
   constructor(options: RateLimiterOptions) {
     const rpm = options.requestsPerMinute;
@@ -132,8 +134,21 @@ export class RateLimiter {
         if (waitMs >= QUIET_MS && this.claimAnnouncement(at)) this.onPause({ reason, waitMs, until: at });
       }
       // Waiters re-check after sleeping: another may have taken the slot, or a 429 paused us.
-      await this.clock.sleep(waitMs);
+      const token = {};
+      this.sleepers.set(token, at);
+      try {
+        await this.clock.sleep(waitMs);
+      } finally {
+        this.sleepers.delete(token);
+      }
     }
+  }
+
+  /** How long until the next request held by this limiter may go (0 when none is held). */
+  heldFor(): number {
+    let next = Infinity;
+    for (const at of this.sleepers.values()) next = Math.min(next, at);
+    return next === Infinity ? 0 : Math.max(0, next - this.clock.now());
   }
 
   /**

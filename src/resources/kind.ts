@@ -462,6 +462,10 @@ export interface ResourceKind {
    * warning of the plan (the hook words it), never an error.
    */
   preview?(input: PreviewInput, port: KindPort): Promise<PreviewResult | undefined>;
+  /** What the preview is called in progress lines and notes ("blast radius"). */
+  readonly previewName?: string;
+  /** The fields whose change the preview looks at (and asks the API about): other changes cost no request. */
+  readonly previewFields?: readonly string[];
   /** Optional: what a create answered that the user must see (a proxy record's CNAME target). */
   created?(record: LiveRecord, identity: string): CreatedReport | undefined;
   /** Where the API's activity log keeps this kind's changes (drift attribution); absent when it keeps none. */

@@ -73,6 +73,8 @@ export const featureFlag: ResourceKind = {
   updateCall: (s, id, values, live) => ({ method: 'PATCH', path: featureFlag.itemPath(s, id), body: { ...request(values), ...concurrency(values, live) } }),
   deleteCall: (s, id) => ({ method: 'PATCH', path: featureFlag.itemPath(s, id), body: { deleted: true } }),
   preview: blastRadiusPreview,
+  previewName: 'blast radius',
+  previewFields: ['filters'],
   activity: { scopes: ['FeatureFlag'], log: 'parent' },
   // Release conditions as the web app shows them: condition sets, variants, payloads.
   describeField: (path, before, after, context) => (path === 'filters' && !context.sensitive
