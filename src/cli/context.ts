@@ -25,9 +25,11 @@ export function progressLine(enabled: boolean = process.stderr.isTTY === true): 
 /** The line every pause gets on stderr, terminal or not, so a CI log shows why nothing moves. */
 export function pauseLine(e: ClientEvent, now = Date.now()): string {
   const until = new Date(e.until ?? now + (e.waitMs ?? 0)).toISOString().replace(/\.\d+Z$/, 'Z');
-  const why = e.reason === 'hourly'
+  const why = e.reason === 'hourly' && e.budget
+    ? `keeping within the API's hourly limit for ${e.budget}`
+    : e.reason === 'hourly'
     ? 'keeping within --max-hourly (requests per hour)'
-    : 'the API asked to wait (rate limit)';
+    : `the API asked to wait (rate limit${e.budget ? ` for ${e.budget}` : ''})`;
   return `hogsync: ${why}: waiting ${formatWait(e.waitMs ?? 0)}, until ${until}`;
 }
 

@@ -13,7 +13,7 @@ import { Semaphore } from './concurrency.js';
 import { nextTurn } from '../util/turns.js';
 import { displayPath, followNext, parseBaseUrl, resolveUrl, type Base } from './origin.js';
 import { collectPages } from './pagination.js';
-import { RateLimiter, RateLimitWait, type Pause } from './rate-limit.js';
+import { ENDPOINT_BUDGETS, RateLimiter, RateLimitWait, type EndpointBudget, type Pause } from './rate-limit.js';
 import { DEFAULT_MAX_WAIT_MS, RETRYABLE_STATUSES, backoffMs, isIdempotent, serverWaitMs } from './retry.js';
 import type { ApiPort } from './port.js';
 import { TransportFailure, exchange, type HttpMethod, type RawResponse } from './transport.js';
@@ -33,6 +33,8 @@ export interface ClientEvent {
   /** For `pause`: why, and when requests go again (epoch ms). */
   reason?: Pause['reason'];
   until?: number;
+  /** For `pause`: the endpoint budget that holds the requests ("insight endpoints"); absent: the general windows. */
+  budget?: string;
 }
 
 /**
@@ -62,6 +64,8 @@ export interface ClientOptions {
   requestsPerHour?: number;
   /** The longest rate-limit wait taken on (default 300 s); a longer one stops the run (RateLimitStop). */
   maxWaitMs?: number;
+  /** Endpoints' own rate windows on top of the general ones (default ENDPOINT_BUDGETS: the insight endpoints'). */
+  endpointBudgets?: readonly EndpointBudget[];
   /** Per attempt, covering headers and body (default 30000). */
   timeoutMs?: number;
   /**
@@ -144,8 +148,8 @@ export class ApiClient implements ApiPort {
     this.slots = new Semaphore(this.parallelism);
     let current = { method: '', path: '' };
     this.limiter = new RateLimiter({
-      requestsPerMinute: rpm, requestsPerHour: rph, maxWaitMs: this.maxWaitMs, clock: this.clock,
-      onPause: (p) => this.emit({ type: 'pause', ...current, waitMs: p.waitMs, reason: p.reason, until: p.until }),
+      requestsPerMinute: rpm, requestsPerHour: rph, maxWaitMs: this.maxWaitMs, clock: this.clock, budgets: options.endpointBudgets ?? ENDPOINT_BUDGETS,
+      onPause: (p) => this.emit({ type: 'pause', ...current, waitMs: p.waitMs, reason: p.reason, until: p.until, ...(p.budget ? { budget: p.budget } : {}) }),
     });
     this.noteRequest = (method, path) => { current = { method, path }; };
     this.ownsDispatcher = options.dispatcher === undefined;
@@ -243,7 +247,7 @@ export class ApiClient implements ApiPort {
       const outcome = await this.slots.run(async (): Promise<RawResponse | TransportFailure> => {
         this.noteRequest(method, path);
         try {
-          await this.limiter.acquire();
+          await this.limiter.acquire(url.pathname);
         } catch (err) {
           if (err instanceof RateLimitWait) throw this.stopFor(err, { method, path });
           throw err;
@@ -307,14 +311,15 @@ export class ApiClient implements ApiPort {
           this.emit({ type: 'throttled', method, path, status, waitMs });
           if (asked !== undefined && asked > this.maxWaitMs) {
             // Longer than we wait: stop at once, and refuse every later request until then.
-            throw this.stopFor(this.limiter.stop(asked), { method, path, status });
+            throw this.stopFor(this.limiter.stop(asked, url.pathname), { method, path, status });
           }
           if (asked !== undefined) {
             // Every request of this client would hit the same wall: hold them all, and say so
             // once per pause (requests held by it in acquire() do not say it again).
-            this.limiter.pause(asked);
+            this.limiter.pause(asked, url.pathname);
             const until = this.clock.now() + asked;
-            if (asked >= 1000 && this.limiter.claimAnnouncement(until)) this.emit({ type: 'pause', method, path, waitMs: asked, reason: 'server', until });
+            const budget = this.limiter.budgetOf(url.pathname)?.name;
+            if (asked >= 1000 && this.limiter.claimAnnouncement(until)) this.emit({ type: 'pause', method, path, waitMs: asked, reason: 'server', until, ...(budget ? { budget } : {}) });
           }
         }
         if (asked !== undefined && asked > this.maxWaitMs) {
@@ -365,9 +370,12 @@ export class ApiClient implements ApiPort {
     const when = new Date(wait.until).toISOString().replace(/\.\d+Z$/, 'Z');
     const inWait = formatWait(wait.until - this.clock.now());
     const limit = `longer than --max-wait ${Math.round(this.maxWaitMs / 1000)} s`;
-    const message = wait.reason === 'hourly'
+    const budget = wait.budget;
+    const message = wait.reason === 'hourly' && budget
+      ? `this run has sent as many requests to ${budget.name} as the API allows them in an hour (${budget.perHour}): it may send again at ${when} (in ${inWait}), ${limit}`
+      : wait.reason === 'hourly'
       ? `this run has sent as many requests as --max-hourly allows in an hour: it may send again at ${when} (in ${inWait}), ${limit}`
-      : `the API's rate limit is spent: the API expects to be available again at ${when} (in ${inWait}), ${limit}`;
+      : `the API's rate limit${budget ? ` for ${budget.name}` : ''} is spent: the API expects to be available again at ${when} (in ${inWait}), ${limit}`;
     return new RateLimitStop(redact(message, this.apiKey), wait.until, { ...request, path: redact(request.path, this.apiKey) });
   }
 
