@@ -219,6 +219,8 @@ A file that does not parse is an error at file:line:col (exit 1), and nothing is
     .addOption(defaulted('--fault-rate <p>', 'share of requests answered 5xx or dropped', '0'))
     .addOption(defaulted('--rate-limit <n>', 'requests per minute (per key) before answering 429', '0'))
     .addOption(defaulted('--rate-limit-hourly <n>', 'requests per hour (per key) before answering 429', '0'))
+    .option('--insight-rate-limit <n>', 'requests per minute (per key) to the insight endpoints, on top of --rate-limit (default 240, the real API\'s, when a rate limit is on; else 0 = none)')
+    .option('--insight-rate-limit-hourly <n>', 'requests per hour (per key) to the insight endpoints (default 1200, the real API\'s, when a rate limit is on; else 0 = none)')
     .addOption(defaulted('--deletion-delay <seconds>', 'how long proxy record and project deletions take (listed as deleting meanwhile)', '0'))
     .addHelpText('after', `
 Examples:
