@@ -5,6 +5,7 @@
 // else each declared project's log, newest first, until the first entry older than the window.
 // Entries read twice (two logs, a page that shifted) are one, by id. A log that cannot be read
 // (scope, plan, permission, an API without it) is said, never an error: the caller falls back.
+import { listsValidValues } from '../http/api-error.js';
 import type { DesiredState } from '../config/model.js';
 import { followNext } from '../http/origin.js';
 import type { ActivityEntry } from '../plan/attribution.js';
@@ -37,7 +38,8 @@ type Page = { kind: 'page'; results: unknown[]; next: string | null } | { kind: 
 
 function refusalWords(status: number, body: unknown): string {
   const detail = body && typeof body === 'object' && typeof (body as { detail?: unknown }).detail === 'string' ? printable((body as { detail: string }).detail) : '';
-  const said = detail === '' ? '' : `: ${detail.length > 160 ? `${detail.slice(0, 159)}…` : detail}`;
+  // Cut to a line, except a list of the values the API takes (a user needs it whole).
+  const said = detail === '' ? '' : `: ${detail.length > 160 && !listsValidValues(detail) ? `${detail.slice(0, 159)}…` : detail}`;
   if (status === 402) return `402, the organization's plan does not include the audit log${said}`;
   if (status === 404) return `404, the API has no such log${said}`;
   if (status === 401) return `401, the key was refused${said}`;
