@@ -314,8 +314,9 @@ export class ApiClient implements ApiPort {
             throw this.stopFor(this.limiter.stop(asked, url.pathname), { method, path, status });
           }
           if (asked !== undefined) {
-            // Every request of this client would hit the same wall: hold them all, and say so
-            // once per pause (requests held by it in acquire() do not say it again).
+            // Every request of this client would hit the same wall (every request to the same
+            // endpoint budget, for an endpoint with one): hold them all, and say so once per
+            // pause (requests held by it in acquire() do not say it again).
             this.limiter.pause(asked, url.pathname);
             const until = this.clock.now() + asked;
             const budget = this.limiter.budgetOf(url.pathname)?.name;
