@@ -144,10 +144,12 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
         sent.set(change.address, run.values);
       }
       options.onStart?.(change, ++started, total);
-      const { outcome, networkError, created, stopped, error, id, waits } = await executeOne(change, run, api);
+      const { outcome, networkError, created, stopped, stoppedBudget, error, id, waits } = await executeOne(change, run, api);
       if (id !== undefined) createdIds.set(change.address, id);
       if (stopped) {
-        rateLimited ??= stopped;
+        // An endpoint budget's stop holds only that endpoint's changes (the limiter refuses them
+        // unsent); the general windows' stop ends the run's sending.
+        if (!stoppedBudget) rateLimited ??= stopped;
         again = true;
       }
       if (created && created.length > 0) notes.set(change.address, created);
@@ -212,7 +214,7 @@ function callFor(change: Change, execution: Execution): HttpCall {
   return change.action === 'update' ? kind.updateCall(scope, id, values, execution.live) : kind.deleteCall(scope, id);
 }
 
-async function executeOne(change: Change, execution: Execution, api: ApiPort): Promise<{ outcome: ChangeOutcome; networkError: boolean; created?: readonly string[]; stopped?: string; error?: unknown; id?: string | number; waits?: boolean }> {
+async function executeOne(change: Change, execution: Execution, api: ApiPort): Promise<{ outcome: ChangeOutcome; networkError: boolean; created?: readonly string[]; stopped?: string; stoppedBudget?: string; error?: unknown; id?: string | number; waits?: boolean }> {
   const base = { address: change.address, action: change.action };
   const kind = execution.kind;
   try {
@@ -231,7 +233,7 @@ async function executeOne(change: Change, execution: Execution, api: ApiPort): P
     if (isRateLimitStop(err)) {
       // The API refused it (429) or it was never sent: not applied, and a later run applies it.
       const reason = `not sent: ${err.message}; run apply again then`;
-      return { outcome: { ...base, status: 'skipped', error: reason }, networkError: false, stopped: reason };
+      return { outcome: { ...base, status: 'skipped', error: reason }, networkError: false, stopped: reason, ...(err.budget ? { stoppedBudget: err.budget } : {}) };
     }
     const message = isHogsyncError(err) ? err.format() : err instanceof Error ? err.message : String(err);
     const status = isHogsyncError(err) ? err.request?.status : undefined;

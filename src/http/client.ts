@@ -43,7 +43,8 @@ export interface ClientEvent {
  * the API expects to be available again. Every later request of the client throws it too.
  */
 export class RateLimitStop extends HogsyncError {
-  constructor(message: string, readonly until: number, request: RequestInfo) {
+  /** `budget`: the endpoint budget that is spent (the rest of the API may still take requests); absent: the general windows. */
+  constructor(message: string, readonly until: number, request: RequestInfo, readonly budget?: string) {
     super('api', message, { request });
     this.name = 'RateLimitStop';
   }
@@ -377,7 +378,7 @@ export class ApiClient implements ApiPort {
       : wait.reason === 'hourly'
       ? `this run has sent as many requests as --max-hourly allows in an hour: it may send again at ${when} (in ${inWait}), ${limit}`
       : `the API's rate limit${budget ? ` for ${budget.name}` : ''} is spent: the API expects to be available again at ${when} (in ${inWait}), ${limit}`;
-    return new RateLimitStop(redact(message, this.apiKey), wait.until, { ...request, path: redact(request.path, this.apiKey) });
+    return new RateLimitStop(redact(message, this.apiKey), wait.until, { ...request, path: redact(request.path, this.apiKey) }, budget?.name);
   }
 
   private emit(e: ClientEvent): void {
