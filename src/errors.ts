@@ -20,14 +20,17 @@ export class HogsyncError extends Error {
   readonly request?: RequestInfo;
   /** A network error where the API could not be reached at all (DNS, refused, TLS): nothing later will reach it either. */
   readonly unreachable: boolean;
+  /** A network error's `host:port` (what could not be reached), so every line about it can name it. */
+  readonly host?: string;
 
-  constructor(code: ErrorCode, message: string, where: { position?: FilePosition; request?: RequestInfo; cause?: unknown; unreachable?: boolean } = {}) {
+  constructor(code: ErrorCode, message: string, where: { position?: FilePosition; request?: RequestInfo; cause?: unknown; unreachable?: boolean; host?: string } = {}) {
     super(message, where.cause === undefined ? undefined : { cause: where.cause });
     this.name = 'HogsyncError';
     this.code = code;
     this.position = where.position;
     this.request = where.request;
     this.unreachable = where.unreachable === true;
+    if (where.host !== undefined) this.host = where.host;
   }
 
   /** The one line the CLI prints: `file:line:col: message` or `METHOD /path → 404: message`. */

@@ -3,7 +3,8 @@
 // ≥ 90 % of R; a 429 holds every request of the client. No test here waits on a wall clock.
 import { afterEach, describe, expect, it } from 'vitest';
 import { isRateLimitStop, type ClientEvent } from '../src/http/client.js';
-import { RateLimiter, RateLimitWait, type Pause } from '../src/http/rate-limit.js';
+import { ENDPOINT_BUDGETS, RateLimiter, RateLimitWait, type Pause } from '../src/http/rate-limit.js';
+import { pauseLine } from '../src/cli/context.js';
 import { JSON_HEADERS, closeMockApis, mockApi, rejection } from './support/mock-api.js';
 import { VirtualClock, seeded } from './support/virtual-clock.js';
 
@@ -185,3 +186,82 @@ describe('server-requested waits (--max-wait)', () => {
   });
 });
 
+
+describe('endpoint budgets: the insight endpoints\' 240 a minute and 1200 an hour, on top of the general windows', () => {
+  const INSIGHTS = '/api/projects/7/insights/';
+
+  it('the table covers every insight path of both prefixes, and nothing else', () => {
+    const [insights] = ENDPOINT_BUDGETS;
+    expect(insights).toMatchObject({ name: 'insight endpoints', perMinute: 240, perHour: 1200 });
+    for (const path of ['/api/projects/7/insights/', '/api/projects/7/insights/12/', '/api/environments/7/insights/', '/api/environments/@current/insights/trend/', '/api/projects/7/insights']) {
+      expect(insights?.pattern.test(path), path).toBe(true);
+    }
+    for (const path of ['/api/projects/7/feature_flags/', '/api/projects/7/dashboards/', '/api/projects/7/insights_extra/', '/api/organizations/7/insights/']) {
+      expect(insights?.pattern.test(path), path).toBe(false);
+    }
+  });
+
+  it('insight requests share 240 a minute (both prefixes counted together); other requests keep the general window only', async () => {
+    const clock = new VirtualClock();
+    const api = mockApi({ requestsPerMinute: 480, requestsPerHour: 4800, parallelism: 500, now: clock.now, sleep: clock.sleep });
+    const insights: number[] = [];
+    const flags: number[] = [];
+    api.pool.intercept({ path: (p) => /insights/.test(p), method: 'GET' }).reply(200, () => { insights.push(clock.now()); return {}; }, JSON_HEADERS).persist();
+    api.pool.intercept({ path: (p) => /feature_flags/.test(p), method: 'GET' }).reply(200, () => { flags.push(clock.now()); return {}; }, JSON_HEADERS).persist();
+    await clock.run(Promise.all([
+      ...Array.from({ length: 125 }, () => api.client.request('GET', INSIGHTS)),
+      ...Array.from({ length: 125 }, () => api.client.request('GET', '/api/environments/7/insights/3/')),
+      ...Array.from({ length: 200 }, () => api.client.request('GET', '/api/projects/7/feature_flags/')),
+    ]));
+    // 240 insight requests go at once (the budget's burst), the other 10 once the first is a minute (+2 s) old.
+    expect(insights.filter((t) => t === 0)).toHaveLength(240);
+    expect(insights.filter((t) => t > 0)).toEqual(Array(10).fill(62_000));
+    // Flags are not held by the insights' budget: all 200 within the general 480.
+    expect(flags).toEqual(Array(200).fill(0));
+  });
+
+  it('keeps within the insight endpoints\' hour, saying why, and stops cleanly when the wait is longer than --max-wait', async () => {
+    const clock = new VirtualClock();
+    const budget = { name: 'insight endpoints', pattern: /\/insights\//, perMinute: 1000, perHour: 5 };
+    const api = mockApi({ requestsPerMinute: 480, requestsPerHour: 4800, now: clock.now, sleep: clock.sleep, maxWaitMs: 300_000, endpointBudgets: [budget] });
+    api.pool.intercept({ path: (p) => p.startsWith('/api/'), method: 'GET' }).reply(200, {}, JSON_HEADERS).persist();
+    for (let i = 0; i < 5; i++) await clock.run(api.client.request('GET', INSIGHTS));
+    const stopped = await clock.run(rejection(api.client.request('GET', INSIGHTS)));
+    expect(isRateLimitStop(stopped)).toBe(true);
+    expect(stopped.format()).toBe('GET /api/projects/7/insights/: this run has sent as many requests to insight endpoints as the API allows them in an hour (5): it may send again at 1970-01-01T01:00:02Z (in 1 h 1 min), longer than --max-wait 300 s');
+    // The rest of the API is not held.
+    expect((await clock.run(api.client.request('GET', '/api/projects/7/feature_flags/'))).status).toBe(200);
+    // With a longer --max-wait it is waited out, with one pause line naming the budget.
+    const patient = mockApi({ requestsPerMinute: 480, now: clock.now, sleep: clock.sleep, maxWaitMs: 4_000_000, endpointBudgets: [budget] });
+    patient.pool.intercept({ path: (p) => p.startsWith('/api/'), method: 'GET' }).reply(200, {}, JSON_HEADERS).persist();
+    const start = clock.now();
+    await clock.run(Promise.all(Array.from({ length: 6 }, () => patient.client.request('GET', INSIGHTS))));
+    expect(clock.now() - start).toBe(3_602_000);
+    const pauses = patient.events.filter((e) => e.type === 'pause');
+    expect(pauses).toHaveLength(1);
+    expect(pauses[0]).toMatchObject({ reason: 'hourly', budget: 'insight endpoints', waitMs: 3_602_000 });
+    expect(pauseLine(pauses[0] as ClientEvent, 0)).toBe('hogsync: keeping within the API\'s hourly limit for insight endpoints: waiting 1 h 1 min, until 1970-01-01T01:00:02Z');
+  });
+
+  it('a 429 from an insight endpoint holds the insight requests, not the rest of the API', async () => {
+    const clock = new VirtualClock();
+    const api = mockApi({ requestsPerMinute: Infinity, parallelism: 4, now: clock.now, sleep: clock.sleep });
+    const arrivals: Array<[string, number]> = [];
+    api.pool.intercept({ path: INSIGHTS, method: 'GET' }).reply(429, () => {
+      arrivals.push(['insights', clock.now()]);
+      return { detail: 'Request was throttled. Expected available in 30 seconds.' };
+    }, JSON_HEADERS);
+    api.pool.intercept({ path: (p) => p.startsWith('/api/'), method: 'GET' }).reply(200, (opts) => {
+      arrivals.push([String(opts.path).includes('insights') ? 'insights' : 'flags', clock.now()]);
+      return {};
+    }, JSON_HEADERS).persist();
+    await clock.run((async () => {
+      const first = api.client.request('GET', INSIGHTS);
+      await clock.sleep(1000);
+      await Promise.all([first, api.client.request('GET', '/api/environments/7/insights/1/'), api.client.request('GET', '/api/projects/7/feature_flags/')]);
+    })());
+    // After the pause the budget restarts without a burst: one insight request per 250 ms (240 a minute).
+    expect(arrivals).toEqual([['insights', 0], ['flags', 1000], ['insights', 30_000], ['insights', 30_250]]);
+    expect(api.events.filter((e) => e.type === 'pause')).toEqual([expect.objectContaining({ reason: 'server', budget: 'insight endpoints', waitMs: 30_000 })]);
+  });
+});

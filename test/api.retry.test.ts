@@ -115,7 +115,7 @@ describe('API client retries', () => {
     const err = await rejection(api.client.request('POST', PATH, { body: { name: 'Engineers' } }));
     expect(err.code).toBe('network');
     expect(err.request).toEqual({ method: 'POST', path: PATH });
-    expect(err.message).toBe('no complete answer within 50 ms; not retried: POST is not idempotent; the change may or may not have been applied');
+    expect(err.message).toBe('no complete answer within 50 ms at api.test:443; not retried: POST is not idempotent; the change may or may not have been applied');
     expect(api.client.stats).toEqual({ requests: 1, retries: 0, throttled: 0 });
   });
 
@@ -123,7 +123,7 @@ describe('API client retries', () => {
     api = mockApi();
     api.pool.intercept({ path: PATH, method: 'POST' }).replyWithError(socketError('ECONNRESET'));
     const err = await rejection(api.client.request('POST', PATH, { body: { name: 'Engineers' } }));
-    expect(err.format()).toBe(`POST ${PATH}: connection reset (ECONNRESET); not retried: POST is not idempotent; the change may or may not have been applied`);
+    expect(err.format()).toBe(`POST ${PATH}: connection reset (ECONNRESET) at api.test:443; not retried: POST is not idempotent; the change may or may not have been applied`);
   });
 
   it('retries a POST declared idempotent (a computation such as user_blast_radius) after a reset', async () => {
@@ -147,7 +147,7 @@ describe('API client retries', () => {
     api.pool.intercept({ path: PATH, method: 'GET' }).replyWithError(socketError('ECONNREFUSED')).times(3);
     const err = await rejection(api.client.request('GET', PATH));
     expect(err.code).toBe('network');
-    expect(err.format()).toBe(`GET ${PATH}: connection refused (ECONNREFUSED) (gave up after 3 attempts)`);
+    expect(err.format()).toBe(`GET ${PATH}: connection refused (ECONNREFUSED) at api.test:443 (gave up after 3 attempts)`);
   });
 
   it('does not retry an error it cannot recognise', async () => {
@@ -155,7 +155,7 @@ describe('API client retries', () => {
     api.pool.intercept({ path: PATH, method: 'GET' }).replyWithError(new Error('something odd'));
     const err = await rejection(api.client.request('GET', PATH));
     expect(err.code).toBe('network');
-    expect(err.message).toBe('network error: something odd');
+    expect(err.message).toBe('network error at api.test:443: something odd');
     expect(api.client.stats.requests).toBe(1);
   });
 });

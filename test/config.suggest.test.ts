@@ -46,6 +46,10 @@ describe('suggestions in messages', () => {
     ['prune:\n  role: true\n', 'unknown field "role" in prune; did you mean "roles"?'],
     ['projects:\n  - id: 1\n    feature_flags:\n      - key: k\n        enabled: true\n', 'unknown field "enabled" in feature flag; did you mean "active"?'],
     ['roles:\n  - name: R\n    feature_flags: []\n', 'unknown field "feature_flags" in role; it belongs at the top level or in project'],
+    // A long list of the values the API takes is given whole where no value is near what was written.
+    ['projects:\n  - id: 1\n    feature_flags:\n      - key: k\n        filters: { groups: [ { properties: [ { key: x, type: person, operator: zzzzzz, value: "1" } ] } ] }\n',
+      'filters.groups[0].properties[0].operator: "zzzzzz" is not a known value for operator (one of: "exact", "is_not", "icontains", "not_icontains", "icontains_multi", "not_icontains_multi", "regex", "not_regex", "gt", "gte", "lt", "lte", "semver_gt", "semver_gte", "semver_lt", "semver_lte", "semver_eq", "semver_neq", "semver_tilde", "semver_caret", "semver_wildcard", "is_set", "is_not_set", "is_date_exact", "is_date_after", "is_date_before", "in", "not_in", "flag_evaluates_to", "min", "max"): the API would refuse the flag ("Unsupported operator for feature flags")'],
+    ['projects:\n  - id: 1\n    access:\n      resources:\n        feature_flags: { default: viewer }\n', 'access.resources: key "feature_flags" must be a resource type the API knows, such as feature_flag or dashboard; did you mean "feature_flag"?'],
   ];
   it.each(cases)('%j', async (body, message) => {
     const dir = mkdtempSync(join(tmpdir(), 'hogsync-suggest-'));

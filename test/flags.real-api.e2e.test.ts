@@ -268,8 +268,8 @@ describe('keys the list does not show', () => {
     expect((await ws.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
   });
 
-  it('explains a create refused for a key a hidden flag holds, and warns before a project passes 2000 flags', async () => {
-    const many = Array.from({ length: 1999 }, (_, i) => ({ key: `f${i}`, filters: ALL }));
+  it('explains a create refused for a key a hidden flag holds; a plan past 2000 flags in a project is an error before any preview', async () => {
+    const many = Array.from({ length: 1998 }, (_, i) => ({ key: `f${i}`, filters: ALL }));
     await start([{ key: 'survey-targeting', internal: 'survey', filters: ALL }, ...many]);
     const file = ws.write('flags.yaml', config(`projects:
   - id: ${P}
@@ -278,10 +278,24 @@ describe('keys the list does not show', () => {
         filters: { groups: [ { rollout_percentage: 10 } ] }
       - key: brand-new
         filters: { groups: [ { rollout_percentage: 10 } ] }
+      - key: one-too-many
+        filters: { groups: [ { rollout_percentage: 10 } ] }
 `));
     const plan = await ws.cli(['plan', file, '--format', 'json']);
-    expect(JSON.parse(plan.stdout).warnings.join('\n')).toMatch(/project 12345 would hold 2001 feature flags after this plan: a project holds at most 2000/);
-    const r = await ws.cli(['apply', file, '--auto-approve']);
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain(`${file}:9:9: project 12345 would hold 2001 feature flags after this plan (1998 live, 3 created, 0 deleted): a project holds at most 2000, and the API refuses every create past that (from feature_flag:${ORG}/12345/one-too-many on)`);
+    expect(sandbox.stats.byRoute['POST /api/projects/:project/feature_flags/user_blast_radius/'] ?? 0).toBe(0);
+    const applied = await ws.cli(['apply', file, '--auto-approve']);
+    expect(applied.code).toBe(1);
+    expect(sandbox.stats.byRoute['POST /api/projects/:project/feature_flags/'] ?? 0).toBe(0);
+    // Within the limit (by the list's count), the create the hidden flag's key refuses is explained.
+    const fits = ws.write('fits.yaml', config(`projects:
+  - id: ${P}
+    feature_flags:
+      - key: survey-targeting
+        filters: { groups: [ { rollout_percentage: 10 } ] }
+`));
+    const r = await ws.cli(['apply', fits, '--auto-approve']);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/survey-targeting failed: .*already a feature flag with this key.*survey's or product tour's internal flag.*not retried/);
   });

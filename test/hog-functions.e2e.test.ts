@@ -198,12 +198,12 @@ describe('hog functions as code', () => {
     expect((await cli('apply rename back', ['apply', path, '--auto-approve'])).code).toBe(0);
   });
 
-  it('warns at plan time when a project would hold more than 20 enabled transformations', async () => {
+  it('refuses at plan time, at the line of the first one past it, a plan that would enable more than 20 transformations in a project', async () => {
     const many = Array.from({ length: 20 }, (_, i) => `      - name: Step ${i}\n        type: transformation\n        template_id: template-geoip\n        enabled: true\n`).join('');
     const path = ws.write('many.yaml', config(`projects:\n  - id: ${P}\n${FUNCTIONS.replace('WEBHOOK_TYPE', 'site_destination')}${many}`));
     const planned = await cli('plan many', ['plan', path]);
-    expect(planned.code, planned.stderr).toBe(0);
-    expect(planned.stdout + planned.stderr).toMatch(/22 enabled transformations after this plan; the API allows at most 20/);
+    expect(planned.code, planned.stderr).toBe(1);
+    expect(planned.stderr).toMatch(/many\.yaml:\d+:\d+: project \d+ would have 22 enabled transformations after this plan; the API allows at most 20 and refuses the ones past it \(from hog_function:[^ ]+\/transformation\/Step 18 on\)/);
   });
 
   it('checks inputs against the template offline: unknown (with the nearest), required, wrong type', async () => {

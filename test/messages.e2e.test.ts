@@ -118,7 +118,7 @@ describe('an API that cannot be reached', () => {
     const started = Date.now();
     const flag = await ws.cli(['plan', 'h.yaml', '--base-url', 'https://hogsync-test.invalid']);
     expect(flag.code).toBe(1);
-    expect(errorLine(flag.stderr)).toContain('host not found (ENOTFOUND)');
+    expect(errorLine(flag.stderr)).toContain('host not found (ENOTFOUND) at hogsync-test.invalid:443');
     expect(errorLine(flag.stderr)).not.toMatch(/gave up|attempts/);
     // A read that never reached the API changed nothing there.
     expect(errorLine(flag.stderr)).not.toMatch(/idempotent|may or may not have been applied/);
@@ -136,13 +136,36 @@ describe('an API that cannot be reached', () => {
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const r = await ws.cli(['plan', 'h.yaml', '--timeout', '2'], { HOGSYNC_BASE_URL: `http://127.0.0.1:${port}` });
     expect(r.code).toBe(1);
-    expect(errorLine(r.stderr)).toMatch(/: connection refused \(ECONNREFUSED\): the API could not be reached \(\d+ attempts within --timeout 2 s\)$/);
+    expect(errorLine(r.stderr)).toContain(`: connection refused (ECONNREFUSED) at 127.0.0.1:${port}: the API could not be reached (`);
+    expect(errorLine(r.stderr)).toMatch(/ attempts within --timeout 2 s\)$/);
     expect(r.stderr).not.toMatch(/idempotent|may or may not|raise --timeout|slow/);
     expect(hintLine(r.stderr)).toContain(`hogsync could not reach 127.0.0.1:${port} (nothing reached the API); the base URL is HOGSYNC_BASE_URL=http://127.0.0.1:${port}.`);
   });
 });
 
 describe('apply', () => {
+  it('an API gone mid-apply: every failed and skipped change names the host and port', async () => {
+    // Answers the reads, then goes away at the first write: later changes meet a refused connection.
+    const gone = createServer((req, res) => {
+      const path = (req.url ?? '').split('?')[0] as string;
+      if (req.method === 'GET' && sane[path]) return sane[path]!(req, res);
+      // Other reads (the key's scopes) are answered as an older API would: not found.
+      if (req.method === 'GET') return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not found."}');
+      res.destroy();
+      gone.close();
+      gone.closeAllConnections();
+    });
+    await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
+    const port = (gone.address() as AddressInfo).port;
+    ws.write('roles.yaml', config(`roles:\n${Array.from({ length: 4 }, (_, i) => `  - name: Team ${i}\n`).join('')}`));
+    const r = await ws.cli(['apply', 'roles.yaml', '--auto-approve', '--timeout', '2', '--parallelism', '1', '--format', 'json'], { HOGSYNC_BASE_URL: `http://127.0.0.1:${port}` });
+    expect(r.code).toBe(1);
+    const errors = (JSON.parse(r.stdout) as { changes: Array<{ status: string; error?: string }> }).changes.filter((c) => c.status !== 'applied').map((c) => c.error ?? '');
+    expect(errors.length).toBe(4);
+    expect(errors.some((e) => e.includes('not started'))).toBe(true);
+    for (const e of errors) expect(e).toContain(`127.0.0.1:${port}`);
+  });
+
   it('a change the key lacks the scope for: the scope named before anything is sent, and no "run apply again"', async () => {
     const sandbox = await inProcessSandbox({ seed: { organizations: [{ id: ORG, projects: [{ id: 12345, name: 'Web app' }] }], keys: [{ key: KEY, scopes: ['organization:read', 'project:read', 'feature_flag:read'] }] } });
     const local = workspace({ baseUrl: sandbox.baseUrl, apiKey: KEY });

@@ -5,6 +5,8 @@
 // a later run converges.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../src/sandbox/server.js';
+import { ApiClient, isRateLimitStop } from '../src/http/client.js';
+import { ENDPOINT_BUDGETS } from '../src/http/rate-limit.js';
 import { api, inProcessSandbox, stopAllSandboxes } from './support/sandbox.js';
 import { ORG, config, workspace, type Workspace } from './support/workspace.js';
 
@@ -99,5 +101,27 @@ describe('both rate windows, end to end', () => {
     expect(sandbox.stats.throttled).toBe(0);
     expect(report.summary.applied + report.summary.skipped).toBe(ROLES);
     expect(report.changes.find((o) => o.status === 'skipped')?.error).toMatch(/^not sent: this run has sent as many requests as --max-hourly allows in an hour: it may send again at /);
+  });
+});
+
+describe('the insight endpoints\' own windows, client and sandbox together', () => {
+  it('the client keeps within the budget the sandbox throttles by: it never meets a 429, and stops cleanly, naming the budget, where the wait is past --max-wait; other requests go on', async () => {
+    sandbox = await inProcessSandbox({ seed, insightRateLimitPerHour: 3 });
+    // The client's table, with the hour the sandbox was given (the real one is 1200).
+    const budget = { ...ENDPOINT_BUDGETS[0]!, perHour: 3 };
+    const client = new ApiClient({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, endpointBudgets: [budget] });
+    try {
+      for (const path of ['/api/projects/12345/insights/', '/api/environments/12345/insights/', '/api/projects/12345/insights/1/']) {
+        await client.request('GET', path, { okStatuses: [404] });
+      }
+      const stopped = await client.request('GET', '/api/projects/12345/insights/', { okStatuses: [404] }).then(() => undefined, (e: unknown) => e);
+      expect(isRateLimitStop(stopped)).toBe(true);
+      expect((stopped as Error).message).toMatch(/^this run has sent as many requests to insight endpoints as the API allows them in an hour \(3\): it may send again at .* longer than --max-wait 300 s$/);
+      expect((await client.request('GET', '/api/projects/')).status).toBe(200);
+      expect(sandbox.stats.throttled).toBe(0);
+      expect(sandbox.stats.requests).toBe(4);
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -63,6 +63,36 @@ describe('sandbox latency, faults and rate limit', () => {
     expect(sb.stats).toMatchObject({ requests: 5, throttled: 2 });
   });
 
+  it('throttles the insight endpoints on top: their own minute and hour, shared by both prefixes, the rest of the API untouched', async () => {
+    const throttled = (r: { status: number }) => r.status === 429;
+    const sb = await inProcessSandbox({ insightRateLimitPerMinute: 2 });
+    const c = api(sb.baseUrl, sb.apiKey);
+    expect(throttled(await c.get('/api/projects/12345/insights/'))).toBe(false);
+    expect(throttled(await c.get('/api/environments/12345/insights/7/'))).toBe(false);
+    const r = await c.get('/api/projects/12345/insights/?basic=true');
+    expect(r.status).toBe(429);
+    expect((r.body as Rec).detail).toMatch(/^Request was throttled\. Expected available in \d+ seconds\.$/);
+    for (let i = 0; i < 5; i++) expect((await c.get('/api/projects/')).status).toBe(200);
+    await stopAllSandboxes();
+
+    // As the real API: 240 a minute and 1200 an hour once rate limiting is on, none without.
+    const limited = await inProcessSandbox({ rateLimitPerMinute: 100_000 });
+    const l = api(limited.baseUrl, limited.apiKey);
+    const statuses = [];
+    for (let i = 0; i < 241; i++) statuses.push((await l.get('/api/projects/12345/insights/')).status);
+    expect(statuses.slice(0, 240).filter((s) => s === 429)).toHaveLength(0);
+    expect(statuses[240]).toBe(429);
+    const hourly = await inProcessSandbox({ rateLimitPerHour: 100_000, insightRateLimitPerMinute: 0, insightRateLimitPerHour: 3 });
+    const h = api(hourly.baseUrl, hourly.apiKey);
+    for (let i = 0; i < 3; i++) expect(throttled(await h.get('/api/projects/12345/insights/'))).toBe(false);
+    const late = await h.get('/api/projects/12345/insights/');
+    expect(late.status).toBe(429);
+    expect(Number(/(\d+) seconds/.exec(String((late.body as Rec).detail))?.[1])).toBeGreaterThan(3000);
+    const free = await inProcessSandbox();
+    const f = api(free.baseUrl, free.apiKey);
+    for (let i = 0; i < 300; i++) expect(throttled(await f.get('/api/projects/12345/insights/'))).toBe(false);
+  });
+
   it('answers 502/503/504 or drops the connection, before any state change', async () => {
     // Each request draws "fault?" then "which": 0.5 → 502, 0.7 → 503, 0.95 → 504, 0.0 → dropped.
     const sb = await inProcessSandbox({ faultRate: 0.5, random: script([0.1, 0.5, 0.1, 0.7, 0.1, 0.95, 0.1, 0.0]) });
@@ -117,6 +147,12 @@ describe('sandbox latency, faults and rate limit', () => {
     expect((await c.get('/api/projects/')).status).toBe(200);
     expect((await c.get('/api/projects/')).status).toBe(429);
     expect(await slow.stats()).toMatchObject({ requests: 3, throttled: 1, faults: 0 });
+
+    const insights = await spawnSandbox(['--insight-rate-limit', '1', '--insight-rate-limit-hourly', '10']);
+    const i = api(insights.baseUrl, insights.apiKey);
+    expect((await i.get('/api/projects/12345/insights/')).status).not.toBe(429);
+    expect((await i.get('/api/projects/12345/insights/')).status).toBe(429);
+    expect((await i.get('/api/projects/')).status).toBe(200);
 
     const flaky = await spawnSandbox(['--fault-rate', '1']);
     const f = api(flaky.baseUrl, flaky.apiKey);

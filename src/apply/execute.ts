@@ -148,7 +148,7 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
         sent.set(change.address, run.values);
       }
       options.onStart?.(change, ++started, total);
-      const { outcome, networkError, created, stopped, error, id, waits, noId } = await executeOne(change, run, api);
+      const { outcome, networkError, created, stopped, stoppedBudget, error, id, waits, noId } = await executeOne(change, run, api);
       if (id !== undefined) createdIds.set(change.address, id);
       if (noId) {
         withoutId.add(change.address);
@@ -156,13 +156,15 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
         again = true;
       }
       if (stopped) {
-        rateLimited ??= stopped;
+        // An endpoint budget's stop holds only that endpoint's changes (the limiter refuses them
+        // unsent); the general windows' stop ends the run's sending.
+        if (!stoppedBudget) rateLimited ??= stopped;
         again = true;
       }
       if (created && created.length > 0) notes.set(change.address, created);
       unreachableInARow = networkError ? unreachableInARow + 1 : 0;
-      if (!unreachable && isHogsyncError(error) && error.unreachable) unreachable = 'the API could not be reached (see the first failure)';
-      if (!unreachable && unreachableInARow >= UNREACHABLE_AFTER) unreachable = `the API stopped answering (${UNREACHABLE_AFTER} changes in a row could not reach it)`;
+      if (!unreachable && isHogsyncError(error) && error.unreachable) unreachable = `the API${error.host === undefined ? '' : ` at ${error.host}`} could not be reached (see the first failure)`;
+      if (!unreachable && unreachableInARow >= UNREACHABLE_AFTER) unreachable = `the API${isHogsyncError(error) && error.host !== undefined ? ` at ${error.host}` : ''} stopped answering (${UNREACHABLE_AFTER} changes in a row could not reach it)`;
       if (outcome.status === 'failed') {
         if (againHelps(error)) again = true;
         // A refusal that clears by itself: running apply again later converges.
@@ -224,7 +226,7 @@ function callFor(change: Change, execution: Execution): HttpCall {
   return change.action === 'update' ? kind.updateCall(scope, id, values, execution.live) : kind.deleteCall(scope, id);
 }
 
-async function executeOne(change: Change, execution: Execution, api: ApiPort): Promise<{ outcome: ChangeOutcome; networkError: boolean; created?: readonly string[]; stopped?: string; error?: unknown; id?: string | number; waits?: boolean; noId?: boolean }> {
+async function executeOne(change: Change, execution: Execution, api: ApiPort): Promise<{ outcome: ChangeOutcome; networkError: boolean; created?: readonly string[]; stopped?: string; stoppedBudget?: string; error?: unknown; id?: string | number; waits?: boolean; noId?: boolean }> {
   const base = { address: change.address, action: change.action };
   const kind = execution.kind;
   try {
@@ -249,7 +251,7 @@ async function executeOne(change: Change, execution: Execution, api: ApiPort): P
     if (isRateLimitStop(err)) {
       // The API refused it (429) or it was never sent: not applied, and a later run applies it.
       const reason = `not sent: ${err.message}; run apply again then`;
-      return { outcome: { ...base, status: 'skipped', error: reason }, networkError: false, stopped: reason };
+      return { outcome: { ...base, status: 'skipped', error: reason }, networkError: false, stopped: reason, ...(err.budget ? { stoppedBudget: err.budget } : {}) };
     }
     const message = isHogsyncError(err) ? err.format() : err instanceof Error ? err.message : String(err);
     const status = isHogsyncError(err) ? err.request?.status : undefined;

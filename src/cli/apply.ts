@@ -8,7 +8,7 @@ import { printable } from '../util/printable.js';
 import { renderText } from '../render/text.js';
 import { applyFiles } from '../usecases/apply.js';
 import { terminalObserver } from './context.js';
-import { apiSettings, safetyOptions, targetOptions } from './options.js';
+import { apiSettings, previewOptions, safetyOptions, targetOptions } from './options.js';
 import { useColor } from './output.js';
 
 export const EXIT_SAFETY = 3;
@@ -59,8 +59,9 @@ export async function run(args: string[], opts: Record<string, unknown>): Promis
   };
   const planFile = typeof opts.plan === 'string' ? opts.plan : undefined;
   // The plan is shown before confirmation (and with --auto-approve in text): with its blast radius.
-  const showPlan = format === 'text' || opts.autoApprove !== true;
-  const result = await applyFiles({ paths: args, planFile, safety, confirm, interruptible, showPlan, targets: targetOptions(opts).addresses }, settings, terminalObserver(opts));
+  const { previews, maxPreviews } = previewOptions(opts);
+  const showPlan = (format === 'text' || opts.autoApprove !== true) && previews;
+  const result = await applyFiles({ paths: args, planFile, safety, confirm, interruptible, showPlan, ...(maxPreviews === undefined ? {} : { maxPreviews }), targets: targetOptions(opts).addresses }, settings, terminalObserver(opts));
 
   const meta = { base_url: result.plan.base_url, fingerprint: result.plan.fingerprint };
   switch (result.status) {

@@ -25,9 +25,11 @@ export function progressLine(enabled: boolean = process.stderr.isTTY === true): 
 /** The line every pause gets on stderr, terminal or not, so a CI log shows why nothing moves. */
 export function pauseLine(e: ClientEvent, now = Date.now()): string {
   const until = new Date(e.until ?? now + (e.waitMs ?? 0)).toISOString().replace(/\.\d+Z$/, 'Z');
-  const why = e.reason === 'hourly'
+  const why = e.reason === 'hourly' && e.budget
+    ? `keeping within the API's hourly limit for ${e.budget}`
+    : e.reason === 'hourly'
     ? 'keeping within --max-hourly (requests per hour)'
-    : 'the API asked to wait (rate limit)';
+    : `the API asked to wait (rate limit${e.budget ? ` for ${e.budget}` : ''})`;
   return `hogsync: ${why}: waiting ${formatWait(e.waitMs ?? 0)}, until ${until}`;
 }
 
@@ -35,6 +37,15 @@ function verboseLine(e: ClientEvent): string {
   const status = e.status === undefined ? '' : ` → ${e.status}`;
   const wait = e.waitMs === undefined ? '' : ` (waiting ${e.waitMs} ms)`;
   return printable(`hogsync: ${e.type} ${e.method} ${e.path}${status}${wait}`);
+}
+
+/** How often previews in progress are told off a terminal (a CI log). */
+const PREVIEW_LOG_MS = 10_000;
+
+/** `blast radius 480/600, waiting 58 s for the rate limit`. */
+export function previewLine(e: { name: string; done: number; total: number; waitMs: number }): string {
+  const wait = e.waitMs >= 1000 ? `, waiting ${formatWait(e.waitMs)} for the rate limit` : '';
+  return `${e.name} ${e.done}/${e.total}${wait}`;
 }
 
 /**
@@ -45,8 +56,23 @@ function verboseLine(e: ClientEvent): string {
 export function terminalObserver(opts: Record<string, unknown>): Observer {
   const live = progressLine();
   const perLine = process.stderr.isTTY !== true && opts.format === 'json';
+  // Off a terminal (CI logs) previews are told every so often: many of them take minutes.
+  let lastLogged: number | undefined;
   const show = (e: ProgressEvent): void => {
     switch (e.type) {
+      case 'previewing': {
+        const text = previewLine(e);
+        live.update(text);
+        lastLogged ??= Date.now();
+        if (process.stderr.isTTY !== true && Date.now() - lastLogged >= PREVIEW_LOG_MS) {
+          lastLogged = Date.now();
+          process.stderr.write(`hogsync: ${text}\n`);
+        }
+        return;
+      }
+      case 'previewed':
+        live.done();
+        return;
       case 'reading':
         live.update(e.what === 'workspace' ? `export: reading the workspace: ${e.requests} requests` : `reading live state: ${e.requests} requests`);
         return;

@@ -2,7 +2,7 @@
 // loaded only when that verb runs, so `--version` and `validate` start fast.
 import { Command, CommanderError, Option } from 'commander';
 import { VERSION } from '../version.js';
-import { DEFAULT_MAX_DELETE_PERCENT } from '../plan/limits.js';
+import { DEFAULT_MAX_DELETE_PERCENT, DEFAULT_MAX_PREVIEWS } from '../plan/limits.js';
 import { refuseCredentials } from '../http/origin.js';
 import { baseUrlOrigin, withApiOptions, withOutputOptions } from './options.js';
 import { printable } from '../util/printable.js';
@@ -122,6 +122,8 @@ Every error of every file is printed as file:line:col: message. Exit 0 valid, 1 
     .option('--target <address>', 'limit to items matching KIND:ORG/KEY (repeatable; * matches anything), e.g. feature_flag:*/111/*', collect)
     .option('--changed-since <git-ref>', 'limit to items whose declarations differ from the files at this git revision')
     .option('--resend-secrets', 'send every declared write-only secret again (a hog function\'s secret inputs), for a rotation; otherwise stored secrets are kept')
+    .option('--no-preview', 'skip the previews (a flag\'s blast radius: one request per condition set of each new or changed flag)')
+    .option('--max-previews <n>', `preview at most this many changes; the others are named in one note (default ${DEFAULT_MAX_PREVIEWS})`)
     .addHelpText('after', `
 Examples:
   $ hogsync plan config/
@@ -140,6 +142,8 @@ Examples:
     .addOption(defaulted('--format <format>', 'report format', 'text').choices(['text', 'json']))
     .option('--target <address>', 'limit to items matching KIND:ORG/KEY (repeatable; * matches anything), e.g. feature_flag:*/111/*', collect)
     .option('--resend-secrets', 'send every declared write-only secret again (a hog function\'s secret inputs), for a rotation; otherwise stored secrets are kept')
+    .option('--no-preview', 'skip the previews of the plan shown before applying (a flag\'s blast radius)')
+    .option('--max-previews <n>', `preview at most this many changes; the others are named in one note (default ${DEFAULT_MAX_PREVIEWS})`)
     .addHelpText('after', `
 Examples:
   $ hogsync apply config/                       # asks before changing anything
@@ -225,6 +229,8 @@ A file that does not parse is an error at file:line:col (exit 1), and nothing is
     .addOption(defaulted('--fault-rate <p>', 'share of requests answered 5xx or dropped', '0'))
     .addOption(defaulted('--rate-limit <n>', 'requests per minute (per key) before answering 429', '0'))
     .addOption(defaulted('--rate-limit-hourly <n>', 'requests per hour (per key) before answering 429', '0'))
+    .option('--insight-rate-limit <n>', 'requests per minute (per key) to the insight endpoints, on top of --rate-limit (default 240, the real API\'s, when a rate limit is on; else 0 = none)')
+    .option('--insight-rate-limit-hourly <n>', 'requests per hour (per key) to the insight endpoints (default 1200, the real API\'s, when a rate limit is on; else 0 = none)')
     .addOption(defaulted('--deletion-delay <seconds>', 'how long proxy record and project deletions take (listed as deleting meanwhile)', '0'))
     .addHelpText('after', `
 Examples:

@@ -157,6 +157,13 @@ export function targetOptions(opts: Record<string, unknown>): { addresses: strin
   return { addresses, ...(opts.changedSince !== undefined ? { changedSince: String(opts.changedSince) } : {}) };
 }
 
+/** `--no-preview` and `--max-previews N` (plan, apply): whether the kinds' previews run, and for how many changes at most. */
+export function previewOptions(opts: Record<string, unknown>): { previews: boolean; maxPreviews?: number } {
+  if (opts.preview === false) return { previews: false };
+  if (opts.maxPreviews === undefined) return { previews: true };
+  return { previews: true, maxPreviews: numberOption(opts.maxPreviews, '--max-previews', { min: 0, max: 1_000_000, integer: true }) };
+}
+
 // `drift --since`: the start of the window.
 const UNITS: Readonly<Record<string, number>> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 /** The longest window a duration may name (ten years): beyond, it is a typo. */

@@ -5,14 +5,14 @@ import { planFiles } from '../usecases/plan.js';
 import { printable } from '../util/printable.js';
 import { writeOutFile } from '../util/out-file.js';
 import { terminalObserver } from './context.js';
-import { apiSettings, targetOptions } from './options.js';
+import { apiSettings, previewOptions, targetOptions } from './options.js';
 import { useColor } from './output.js';
 import { planAnnotations, writeAnnotations } from './annotations.js';
 
 export async function run(args: string[], opts: Record<string, unknown>): Promise<number> {
   const settings = apiSettings(opts);
   const { plan } = await planFiles(args, settings, {
-    kind: 'plan', previews: true, safetyWarnings: true,
+    kind: 'plan', ...previewOptions(opts), safetyWarnings: true,
     // --attribute: who set each live value the plan changes (off by default: plans run on every pull request).
     attribution: opts.attribute === true,
   }, terminalObserver(opts), targetOptions(opts));

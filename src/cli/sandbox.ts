@@ -18,6 +18,8 @@ async function start(opts: Record<string, unknown>): Promise<SandboxHandle> {
       faultRate: numberOption(opts, 'faultRate', '--fault-rate', 0, 1, false),
       rateLimitPerMinute: numberOption(opts, 'rateLimit', '--rate-limit', 0, 1_000_000_000, true),
       rateLimitPerHour: numberOption(opts, 'rateLimitHourly', '--rate-limit-hourly', 0, 1_000_000_000, true),
+      ...(opts.insightRateLimit === undefined ? {} : { insightRateLimitPerMinute: numberOption(opts, 'insightRateLimit', '--insight-rate-limit', 0, 1_000_000_000, true) }),
+      ...(opts.insightRateLimitHourly === undefined ? {} : { insightRateLimitPerHour: numberOption(opts, 'insightRateLimitHourly', '--insight-rate-limit-hourly', 0, 1_000_000_000, true) }),
       deletionDelaySeconds: numberOption(opts, 'deletionDelay', '--deletion-delay', 0, 86_400, false),
       log: verbose ? (line) => process.stderr.write(`${line}\n`) : undefined,
     });

@@ -28,7 +28,7 @@ const TYPE_NAMES: Record<string, string> = {
   object: 'a mapping', array: 'a list', null: 'null',
 };
 
-/** Enums longer than this are not listed in messages (time zones). */
+/** Enums longer than this are listed only when no value is near what was written (never the time zones). */
 const MAX_LISTED = 8;
 
 const RANK: Record<string, number> = { type: 0, required: 0, additionalProperties: 0, enum: 1, format: 2, pattern: 3 };
@@ -123,6 +123,15 @@ function explainName(e: ErrorObject, name: string): SchemaIssue {
     const reason = own?.not?.enum?.includes(name) ? own['x-reason'] : names['x-reason'];
     return { pointer, at: 'key', message: `field "${name}" is not allowed${inWhat}${reason ? `: ${reason}` : ''}` };
   }
+  if (names?.enum) {
+    // A closed set of names (the API's resource types): the nearest one, else the whole list,
+    // since a user cannot guess the API's names (`feature_flags` is `feature_flag` here).
+    const known = names.enum.filter((v): v is string => typeof v === 'string');
+    const hint = suggest(name, known);
+    const what = names['x-expected'] ?? 'a known key';
+    const tail = hint ? `; did you mean ${JSON.stringify(hint)}?` : ` (one of: ${known.join(', ')})`;
+    return { pointer, at: 'key', message: `${label === '' ? '' : `${label}: `}key ${quote(name)} must be ${what}${tail}` };
+  }
   const expected = names?.['x-expected'] ?? (names?.pattern ? `a key matching ${names.pattern}` : 'a valid key');
   return { pointer, at: 'key', message: `${label === '' ? '' : `${label}: `}key ${quote(name)} must be ${expected}` };
 }
@@ -159,8 +168,11 @@ function explain(e: ErrorObject, ctx: MessageContext): SchemaIssue {
       const api = schemaAt(seg)?.node['x-unknown'];
       const dym = `${api ? `: ${api}` : ''}${hint ? `; did you mean ${JSON.stringify(hint)}?` : ''}`;
       if (allowed.length <= MAX_LISTED) return at(`must be ${orList(allowed.map((v) => JSON.stringify(v)))}${got}${dym}`);
-      const noun = seg[seg.length - 1] === 'timezone' ? 'time zone' : `value for ${seg[seg.length - 1] ?? 'this field'}`;
-      return at(`${shown} is not a known ${noun}${dym}`);
+      const zone = seg[seg.length - 1] === 'timezone';
+      const noun = zone ? 'time zone' : `value for ${seg[seg.length - 1] ?? 'this field'}`;
+      // Without a near one, the values the API takes, whole (not the time zones: hundreds of IANA names).
+      const list = hint || zone ? '' : ` (one of: ${allowed.map((v) => JSON.stringify(v)).join(', ')})`;
+      return at(`${shown} is not a known ${noun}${list}${dym}`);
     }
     case 'format':
     case 'pattern': {

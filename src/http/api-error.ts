@@ -6,6 +6,17 @@ import { STATUS_CODES } from 'node:http';
 import { parseJsonBytes } from './json-bytes.js';
 
 const EXCERPT = 200;
+/**
+ * How long a message that lists the valid values may be: the API's list is what a user needs to
+ * correct the value (its access resource types alone are about 1,600 characters), so it is
+ * never cut; the bound only keeps a hostile body from flooding the terminal.
+ */
+const VALID_VALUES_EXCERPT = 20_000;
+
+/** Whether the API's message lists the values it takes ("Must be one of: …", "Valid choices are …"). */
+export function listsValidValues(message: string): boolean {
+  return /\b(one of|valid (choices|values|options|types)|allowed values|expected one)\b/i.test(message);
+}
 
 /** A body as the bytes of its chunks. */
 export interface Body { chunks: readonly Buffer[]; size: number }
@@ -55,7 +66,7 @@ export function errorMessage(status: number, contentType: string | undefined, te
   const reason = STATUS_CODES[status] ?? 'error';
   if (parsed.value === null) return `${reason} (empty body)`;
   const described = describeJsonError(parsed.value);
-  if (described !== undefined) return oneLine(described);
+  if (described !== undefined) return oneLine(described, listsValidValues(described) ? VALID_VALUES_EXCERPT : EXCERPT);
   const json = JSON.stringify(parsed.value);
   return json === '{}' || json === '[]' ? reason : oneLine(`${reason}: ${json}`);
 }

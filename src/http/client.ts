@@ -13,7 +13,7 @@ import { Semaphore } from './concurrency.js';
 import { nextTurn } from '../util/turns.js';
 import { displayPath, followNext, parseBaseUrl, resolveUrl, type Base } from './origin.js';
 import { collectPages } from './pagination.js';
-import { RateLimiter, RateLimitWait, type Pause } from './rate-limit.js';
+import { ENDPOINT_BUDGETS, RateLimiter, RateLimitWait, type EndpointBudget, type Pause } from './rate-limit.js';
 import { DEFAULT_MAX_WAIT_MS, RETRYABLE_STATUSES, backoffMs, isIdempotent, serverWaitMs } from './retry.js';
 import type { ApiPort } from './port.js';
 import { TransportFailure, exchange, type HttpMethod, type RawResponse } from './transport.js';
@@ -33,6 +33,8 @@ export interface ClientEvent {
   /** For `pause`: why, and when requests go again (epoch ms). */
   reason?: Pause['reason'];
   until?: number;
+  /** For `pause`: the endpoint budget that holds the requests ("insight endpoints"); absent: the general windows. */
+  budget?: string;
 }
 
 /**
@@ -41,7 +43,8 @@ export interface ClientEvent {
  * the API expects to be available again. Every later request of the client throws it too.
  */
 export class RateLimitStop extends HogsyncError {
-  constructor(message: string, readonly until: number, request: RequestInfo) {
+  /** `budget`: the endpoint budget that is spent (the rest of the API may still take requests); absent: the general windows. */
+  constructor(message: string, readonly until: number, request: RequestInfo, readonly budget?: string) {
     super('api', message, { request });
     this.name = 'RateLimitStop';
   }
@@ -62,6 +65,8 @@ export interface ClientOptions {
   requestsPerHour?: number;
   /** The longest rate-limit wait taken on (default 300 s); a longer one stops the run (RateLimitStop). */
   maxWaitMs?: number;
+  /** Endpoints' own rate windows on top of the general ones (default ENDPOINT_BUDGETS: the insight endpoints'). */
+  endpointBudgets?: readonly EndpointBudget[];
   /** Per attempt, covering headers and body (default 30000). */
   timeoutMs?: number;
   /**
@@ -144,8 +149,8 @@ export class ApiClient implements ApiPort {
     this.slots = new Semaphore(this.parallelism);
     let current = { method: '', path: '' };
     this.limiter = new RateLimiter({
-      requestsPerMinute: rpm, requestsPerHour: rph, maxWaitMs: this.maxWaitMs, clock: this.clock,
-      onPause: (p) => this.emit({ type: 'pause', ...current, waitMs: p.waitMs, reason: p.reason, until: p.until }),
+      requestsPerMinute: rpm, requestsPerHour: rph, maxWaitMs: this.maxWaitMs, clock: this.clock, budgets: options.endpointBudgets ?? ENDPOINT_BUDGETS,
+      onPause: (p) => this.emit({ type: 'pause', ...current, waitMs: p.waitMs, reason: p.reason, until: p.until, ...(p.budget ? { budget: p.budget } : {}) }),
     });
     this.noteRequest = (method, path) => { current = { method, path }; };
     this.ownsDispatcher = options.dispatcher === undefined;
@@ -162,6 +167,17 @@ export class ApiClient implements ApiPort {
       accept: 'application/json',
       'user-agent': `hogsync/${VERSION}`,
     };
+  }
+
+  /** How long until the next request the rate limit holds back may go (ms; 0 when none waits). */
+  rateLimitWaitMs(): number {
+    return this.limiter.heldFor();
+  }
+
+  /** `host:port` of the base URL, the port always written (443 for https): what a network error names. */
+  get hostPort(): string {
+    const url = new URL(this.base.origin);
+    return `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
   }
 
   /** The origin every request (and the key) goes to. */
@@ -232,7 +248,7 @@ export class ApiClient implements ApiPort {
       const outcome = await this.slots.run(async (): Promise<RawResponse | TransportFailure> => {
         this.noteRequest(method, path);
         try {
-          await this.limiter.acquire();
+          await this.limiter.acquire(url.pathname);
         } catch (err) {
           if (err instanceof RateLimitWait) throw this.stopFor(err, { method, path });
           throw err;
@@ -252,6 +268,8 @@ export class ApiClient implements ApiPort {
 
       if (outcome instanceof TransportFailure) {
         this.emit({ type: 'request', method, path });
+        // Every line about a network failure names where it went (the first one and the hundredth).
+        const detail = outcome.detail.replace(/^(.*?)(: |$)/, (_all, what: string, rest: string) => `${what} at ${this.hostPort}${rest}`);
         // Not reached at all (DNS, refused, TLS): a later request would not reach it either.
         const unreachable = outcome.kind === 'unsent' || outcome.kind === 'unresolved' || /^TLS failure/.test(outcome.detail);
         // Only a request that may have reached the API can have changed anything there.
@@ -261,15 +279,15 @@ export class ApiClient implements ApiPort {
         const notReplayed = mayHaveArrived && !idempotent ? `; not retried: ${method} is not idempotent; the change may or may not have been applied` : '';
         if (replayable && retriesLeft) {
           const wait = backoffMs(attempt, this.random);
-          if (!this.roomFor(wait, left())) throw this.fail('network', this.overTime(outcome.detail, attempt + 1, unreachable), { method, path }, unreachable);
+          if (!this.roomFor(wait, left())) throw this.fail('network', this.overTime(detail, attempt + 1, unreachable), { method, path }, unreachable, this.hostPort);
           spent += wait;
           await this.backoff(method, path, undefined, wait);
           continue;
         }
-        if (left() <= 0) throw this.fail('network', this.overTime(outcome.detail, attempt + 1, unreachable) + notReplayed, { method, path }, unreachable);
-        let message = outcome.detail + notReplayed;
+        if (left() <= 0) throw this.fail('network', this.overTime(detail, attempt + 1, unreachable) + notReplayed, { method, path }, unreachable, this.hostPort);
+        let message = detail + notReplayed;
         if (replayable) message += gaveUp(attempt + 1);
-        throw this.fail('network', message, { method, path }, unreachable);
+        throw this.fail('network', message, { method, path }, unreachable, this.hostPort);
       }
 
       const { status } = outcome;
@@ -294,14 +312,16 @@ export class ApiClient implements ApiPort {
           this.emit({ type: 'throttled', method, path, status, waitMs });
           if (asked !== undefined && asked > this.maxWaitMs) {
             // Longer than we wait: stop at once, and refuse every later request until then.
-            throw this.stopFor(this.limiter.stop(asked), { method, path, status });
+            throw this.stopFor(this.limiter.stop(asked, url.pathname), { method, path, status });
           }
           if (asked !== undefined) {
-            // Every request of this client would hit the same wall: hold them all, and say so
-            // once per pause (requests held by it in acquire() do not say it again).
-            this.limiter.pause(asked);
+            // Every request of this client would hit the same wall (every request to the same
+            // endpoint budget, for an endpoint with one): hold them all, and say so once per
+            // pause (requests held by it in acquire() do not say it again).
+            this.limiter.pause(asked, url.pathname);
             const until = this.clock.now() + asked;
-            if (asked >= 1000 && this.limiter.claimAnnouncement(until)) this.emit({ type: 'pause', method, path, waitMs: asked, reason: 'server', until });
+            const budget = this.limiter.budgetOf(url.pathname)?.name;
+            if (asked >= 1000 && this.limiter.claimAnnouncement(until)) this.emit({ type: 'pause', method, path, waitMs: asked, reason: 'server', until, ...(budget ? { budget } : {}) });
           }
         }
         if (asked !== undefined && asked > this.maxWaitMs) {
@@ -352,10 +372,13 @@ export class ApiClient implements ApiPort {
     const when = new Date(wait.until).toISOString().replace(/\.\d+Z$/, 'Z');
     const inWait = formatWait(wait.until - this.clock.now());
     const limit = `longer than --max-wait ${Math.round(this.maxWaitMs / 1000)} s`;
-    const message = wait.reason === 'hourly'
+    const budget = wait.budget;
+    const message = wait.reason === 'hourly' && budget
+      ? `this run has sent as many requests to ${budget.name} as the API allows them in an hour (${budget.perHour}): it may send again at ${when} (in ${inWait}), ${limit}`
+      : wait.reason === 'hourly'
       ? `this run has sent as many requests as --max-hourly allows in an hour: it may send again at ${when} (in ${inWait}), ${limit}`
-      : `the API's rate limit is spent: the API expects to be available again at ${when} (in ${inWait}), ${limit}`;
-    return new RateLimitStop(redact(message, this.apiKey), wait.until, { ...request, path: redact(request.path, this.apiKey) });
+      : `the API's rate limit${budget ? ` for ${budget.name}` : ''} is spent: the API expects to be available again at ${when} (in ${inWait}), ${limit}`;
+    return new RateLimitStop(redact(message, this.apiKey), wait.until, { ...request, path: redact(request.path, this.apiKey) }, budget?.name);
   }
 
   private emit(e: ClientEvent): void {
@@ -363,8 +386,8 @@ export class ApiClient implements ApiPort {
     this.onEvent(e);
   }
 
-  private fail(code: ErrorCode, message: string, request: RequestInfo, unreachable = false): HogsyncError {
-    return new HogsyncError(code, redact(message, this.apiKey), { request: { ...request, path: redact(request.path, this.apiKey) }, unreachable });
+  private fail(code: ErrorCode, message: string, request: RequestInfo, unreachable = false, host?: string): HogsyncError {
+    return new HogsyncError(code, redact(message, this.apiKey), { request: { ...request, path: redact(request.path, this.apiKey) }, unreachable, ...(host === undefined ? {} : { host }) });
   }
 
   private scrubbed(err: unknown, request?: RequestInfo): unknown {

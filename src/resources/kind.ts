@@ -529,6 +529,10 @@ export interface ResourceKind {
   prepare?(items: readonly PreparedItem[], port: KindPort, context: { anyProject?: number }): Promise<{ problems: Located[]; warnings: Located[] }>;
   /** Optional: what the kind reads of the API before export or show writes its live records (a hog function's template schemas). */
   prepareExport?(records: ReadonlyArray<{ record: LiveRecord; scope: Scope }>, port: KindPort): Promise<void>;
+  /** What the preview is called in progress lines and notes ("blast radius"). */
+  readonly previewName?: string;
+  /** The fields whose change the preview looks at (and asks the API about): other changes cost no request. */
+  readonly previewFields?: readonly string[];
   /** Optional: what a create answered that the user must see (a proxy record's CNAME target). */
   created?(record: LiveRecord, identity: string): CreatedReport | undefined;
   /** Where the API's activity log keeps this kind's changes (drift attribution); absent when it keeps none. */

@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defaultState } from './defaults.js';
 import { ApiError, serverError, throttled } from './errors.js';
-import { FAULT_BODIES, FaultInjector } from './faults.js';
+import { FAULT_BODIES, FaultInjector, INSIGHT_PATHS, INSIGHT_RATE_LIMIT } from './faults.js';
 import { encodeJson, parseJsonObject, readBody, sendEncoded, sendJson } from './http.js';
 import { handleInternal, INTERNAL_PREFIX } from './internal.js';
 import { ACCEPT_INVITE_PATH, acceptInvite } from './invites.js';
@@ -35,6 +35,13 @@ export interface SandboxOptions {
   rateLimitPerMinute?: number;
   /** Requests per sliding hour (per key) before answering 429; 0 or absent = unlimited. */
   rateLimitPerHour?: number;
+  /**
+   * Requests per sliding minute (per key) to the insight endpoints, on top of the general limit;
+   * absent: the real API's 240 when a general limit is on, else unlimited; 0 = unlimited.
+   */
+  insightRateLimitPerMinute?: number;
+  /** The same per sliding hour: absent, the real API's 1200 when a general limit is on. */
+  insightRateLimitPerHour?: number;
   /** How long an asynchronous deletion takes (provisioned proxy records, projects), in seconds; 0 (default) = at once. */
   deletionDelaySeconds?: number;
   /** Source of randomness for faults (tests pass a scripted one). */
@@ -89,11 +96,21 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
   }
   const listenHost = host.toLowerCase() === 'localhost' ? '127.0.0.1' : host.replace(/^\[|\]$/g, '');
   const port = checkNumber('port', opts.port, 0, 65535);
+  const rateLimitPerMinute = checkNumber('rate limit', opts.rateLimitPerMinute, 0, Number.MAX_SAFE_INTEGER);
+  const rateLimitPerHour = checkNumber('hourly rate limit', opts.rateLimitPerHour, 0, Number.MAX_SAFE_INTEGER);
+  // The insight endpoints' own throttles come with rate limiting, as on the real API, unless set.
+  const limited = rateLimitPerMinute > 0 || rateLimitPerHour > 0;
+  const insightLimit = {
+    pattern: INSIGHT_PATHS,
+    perMinute: checkNumber('insight rate limit', opts.insightRateLimitPerMinute ?? (limited ? INSIGHT_RATE_LIMIT.perMinute : 0), 0, Number.MAX_SAFE_INTEGER),
+    perHour: checkNumber('hourly insight rate limit', opts.insightRateLimitPerHour ?? (limited ? INSIGHT_RATE_LIMIT.perHour : 0), 0, Number.MAX_SAFE_INTEGER),
+  };
   const faults = new FaultInjector({
     latencyMs: checkNumber('latency', opts.latencyMs, 0, 600_000),
     faultRate: checkNumber('fault rate', opts.faultRate, 0, 1),
-    rateLimitPerMinute: checkNumber('rate limit', opts.rateLimitPerMinute, 0, Number.MAX_SAFE_INTEGER),
-    rateLimitPerHour: checkNumber('hourly rate limit', opts.rateLimitPerHour, 0, Number.MAX_SAFE_INTEGER),
+    rateLimitPerMinute,
+    rateLimitPerHour,
+    endpointLimits: [insightLimit],
     random: opts.random ?? Math.random,
   });
   const deletionDelayMs = checkNumber('deletion delay', opts.deletionDelaySeconds, 0, 86_400) * 1000;
@@ -171,7 +188,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     }
     try {
       const raw = await body;
-      const wait = faults.throttle(store.clock.now(), req.headers.authorization ?? '');
+      const wait = faults.throttle(store.clock.now(), req.headers.authorization ?? '', url.pathname);
       if (wait !== undefined) {
         stats.throttled++;
         throw throttled(wait);

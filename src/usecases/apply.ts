@@ -32,6 +32,8 @@ export interface ApplyRequest {
   confirm(plan: Plan): Promise<boolean>;
   /** The plan will be shown before confirmation: run the kinds' previews (a flag's blast radius) for it. */
   showPlan?: boolean;
+  /** `--max-previews`: changes previewed at most. */
+  maxPreviews?: number;
   /**
    * Wraps the execution, handing it the signal that interrupts it (aborting starts no more
    * changes; those in flight finish and are reported): the CLI ties it to Ctrl-C for that time.
@@ -92,7 +94,7 @@ export async function applyFiles(request: ApplyRequest, settings: ApiSettings, o
     const targets = given && !saved ? { ...given, addresses: withResolvedOrganizations(given.addresses, organizations) } : given;
     // Apply checks the safety rules with its own options below: no default-option warnings here.
     const { result, plan, lackingWrites } = await planWith(client, desired, settings, {
-      kind: 'plan', previews: request.showPlan === true, safetyWarnings: false, maxDeletePercent: request.safety.maxDeletePercent, ...(targets ? { targets } : {}),
+      kind: 'plan', previews: request.showPlan === true, ...(request.maxPreviews === undefined ? {} : { maxPreviews: request.maxPreviews }), safetyWarnings: false, maxDeletePercent: request.safety.maxDeletePercent, ...(targets ? { targets } : {}),
     }, observer, asked);
     if (saved && saved.fingerprint !== plan.fingerprint) {
       const items = staleItems(saved, plan);

@@ -26,7 +26,7 @@ import { feedAttributions, sinceReadPatterns, sinceTargets, type ChangeFeed, typ
 import { KINDS } from '../resources/registry.js';
 import { checkedTargets, countEveryLiveItem, resolveTargets, type TargetRequest } from './targeted.js';
 import { runPreviews } from './previews.js';
-import { reading, withClient, type ApiSettings, type Observer } from './session.js';
+import { previewing, reading, withClient, type ApiSettings, type Observer } from './session.js';
 import { needsResolving, organizationResolver, resolveAddressOrganizations, resolveOrganizations, resolveOrganizationsThen } from './organizations.js';
 import { resolveNamedItems } from './named-items.js';
 import { prepareKinds } from './prepare-kinds.js';
@@ -39,6 +39,8 @@ export interface PlanRequest {
   kind: 'plan' | 'drift';
   /** Run the kinds' previews (plan, and apply when it shows the plan; drift may run with a read-only key). */
   previews: boolean;
+  /** Changes previewed at most (`--max-previews`; default DEFAULT_MAX_PREVIEWS): each preview costs requests. */
+  maxPreviews?: number;
   /** Show the safety rules' refusals as warnings (plan and drift; apply checks them with its own options). */
   safetyWarnings: boolean;
   /** Say who changed each drifted item and when, from the activity log (drift; plan --attribute): one read per changed item. */
@@ -132,7 +134,9 @@ async function readAndPlan(client: ApiClient, desired: DesiredState, settings: A
   const unset = unsetSecrets(result);
   if (unset.errors.length > 0) throw new ConfigErrors(unset.errors);
   const warnings = [...unset.notes, ...(result.checks ?? []), ...(request.safetyWarnings ? safetyWarnings(result, request.kinds) : [])];
-  const previews = request.previews ? await runPreviews(result, client, settings.parallelism) : undefined;
+  const previews = request.previews
+    ? await previewing(client, observer, (onProgress) => runPreviews(result, client, settings.parallelism, { ...(request.maxPreviews === undefined ? {} : { max: request.maxPreviews }), onProgress }))
+    : undefined;
   // What the files declare that will not do what it seems to, at its line (as validate says it).
   const declared = (desired.warnings ?? []).map((w) => `${formatPosition(w.position)}: ${w.message}`);
   const annotated = annotate(result.plan, { changes: previews?.changes ?? new Map(), warnings: [...(fallback ? [fallback] : []), ...declared, ...(result.notices ?? []), ...warnings, ...(previews?.warnings ?? [])] });

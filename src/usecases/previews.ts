@@ -1,28 +1,58 @@
 // Runs the kinds' previews of a plan's creates and updates (a flag's blast radius) through the
-// API port, a few at a time, and returns them as annotations beside the plan.
+// API port, a few at a time, and returns them as annotations beside the plan. Each preview
+// costs requests (a flag's, one per condition set) under the rate limit, so they are bounded:
+// at most `max` changes are previewed (the rest are named in one note), and progress is told
+// as they run.
 import type { ApiPort } from '../http/port.js';
 import type { PlanAnnotations } from '../plan/annotate.js';
 import type { ChangeAnnotations, PlanResult } from '../plan/types.js';
 import { mapLimit } from '../util/map-limit.js';
 import { holdsDeferred } from '../plan/references.js';
 
-export async function runPreviews(result: PlanResult, port: ApiPort, parallelism: number): Promise<PlanAnnotations> {
-  const targets = result.plan.changes.filter((c) => c.action !== 'delete' && result.executions.get(c.address)?.kind.preview);
-  const found = await mapLimit(targets, parallelism, async (change) => {
+import { DEFAULT_MAX_PREVIEWS } from '../plan/limits.js';
+
+export interface PreviewOptions {
+  /** Changes previewed at most (default DEFAULT_MAX_PREVIEWS); the others are left without a preview, said once. */
+  max?: number;
+  /** Told after each preview: how many are done of how many, and the previews' name ("blast radius"). */
+  onProgress?(done: number, total: number, name: string): void;
+}
+
+export async function runPreviews(result: PlanResult, port: ApiPort, parallelism: number, options: PreviewOptions = {}): Promise<PlanAnnotations> {
+  // Only changes of a field the preview looks at ask the API anything.
+  const targets = result.plan.changes.filter((c) => {
+    const kind = c.action === 'delete' ? undefined : result.executions.get(c.address)?.kind;
+    return kind?.preview !== undefined && (kind.previewFields === undefined || c.fields.some((f) => kind.previewFields?.includes(f.path.split('.')[0] as string)));
+  });
+  const max = options.max ?? DEFAULT_MAX_PREVIEWS;
+  const previewed = targets.slice(0, max);
+  const name = [...new Set(previewed.map((c) => result.executions.get(c.address)?.kind.previewName ?? 'preview'))].join(', ');
+  let done = 0;
+  const found = await mapLimit(previewed, parallelism, async (change) => {
     const execution = result.executions.get(change.address);
-    if (!execution?.kind.preview || change.action === 'delete') return undefined;
-    // The API cannot preview what refers to an item it does not hold yet (one this plan creates).
-    if (holdsDeferred(execution.values)) return { warning: `${change.address}: no preview: it refers to items this plan creates` };
-    if (execution.scope.parent?.id === null) return { warning: `${change.address}: no preview: it is in a ${execution.scope.parent.kind.replace(/_/g, ' ')} this plan creates` };
-    const { scope, identity, values, live } = execution;
-    return execution.kind.preview({ address: change.address, action: change.action, scope, identity, values, changed: change.fields.map((f) => f.path), ...(live ? { live } : {}) }, port);
+    try {
+      if (!execution?.kind.preview || change.action === 'delete') return undefined;
+      // The API cannot preview what refers to an item it does not hold yet (one this plan creates).
+      if (holdsDeferred(execution.values)) return { warning: `${change.address}: no preview: it refers to items this plan creates` };
+      if (execution.scope.parent?.id === null) return { warning: `${change.address}: no preview: it is in a ${execution.scope.parent.kind.replace(/_/g, ' ')} this plan creates` };
+      const { scope, identity, values, live } = execution;
+      return await execution.kind.preview({ address: change.address, action: change.action, scope, identity, values, changed: change.fields.map((f) => f.path), ...(live ? { live } : {}) }, port);
+    } finally {
+      options.onProgress?.(++done, previewed.length, name);
+    }
   });
   const changes = new Map<string, ChangeAnnotations>();
   const warnings: string[] = [];
-  targets.forEach((change, i) => {
+  previewed.forEach((change, i) => {
     const preview = found[i];
     if (preview?.annotations) changes.set(change.address, preview.annotations);
     if (preview?.warning) warnings.push(preview.warning);
   });
+  if (targets.length > previewed.length) {
+    const left = targets.length - previewed.length;
+    const what = [...new Set(targets.map((c) => result.executions.get(c.address)?.kind.previewName ?? 'preview'))].join(', ');
+    warnings.push(`${what}: previewed ${previewed.length} of ${targets.length} changes (each costs a request under the rate limit); `
+      + `${left} ${left === 1 ? 'is' : 'are'} not previewed: pass --max-previews ${targets.length} to preview them all, or --no-preview to skip previews`);
+  }
   return { changes, warnings };
 }

@@ -22,6 +22,9 @@ export interface ApiSettings {
 export type ProgressEvent =
   | { type: 'reading'; what: 'live state' | 'workspace'; requests: number }
   | { type: 'read' }
+  /** Previews running (a flag's blast radius): how many are done, and how long the rate limit holds the next (ms). */
+  | { type: 'previewing'; name: string; done: number; total: number; waitMs: number }
+  | { type: 'previewed' }
   | { type: 'change-started'; change: Change; started: number; total: number }
   | { type: 'change-done'; outcome: ChangeOutcome; done: number; total: number }
   | { type: 'executed' }
@@ -52,6 +55,20 @@ export async function withClient<T>(settings: ApiSettings, observer: Observer, u
     return await use(client);
   } finally {
     await client.close();
+  }
+}
+
+/** Runs the previews, reporting every tick how many are done and what the rate limit holds back. */
+export async function previewing<T>(client: Pick<ApiClient, 'rateLimitWaitMs'>, observer: Observer, run: (onProgress: (done: number, total: number, name: string) => void) => Promise<T>): Promise<T> {
+  const report = observer.onProgress;
+  let state: { name: string; done: number; total: number } | undefined;
+  const tell = () => { if (state && report) report({ type: 'previewing', ...state, waitMs: client.rateLimitWaitMs() }); };
+  const timer = report ? setInterval(tell, READING_TICK_MS) : undefined;
+  try {
+    return await run((done, total, name) => { state = { name, done, total }; });
+  } finally {
+    if (timer) clearInterval(timer);
+    report?.({ type: 'previewed' });
   }
 }
 

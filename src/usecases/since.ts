@@ -6,6 +6,7 @@
 // Entries read twice (two logs, a page that shifted) are one, by id. A log that cannot be read
 // (scope, plan, permission, an API without it, an answer that is not JSON or not a page, a 500) is
 // said, never an error: the caller falls back.
+import { listsValidValues } from '../http/api-error.js';
 import type { DesiredState } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
 import { isRateLimitStop } from '../http/client.js';
@@ -40,7 +41,8 @@ type Page = { kind: 'page'; results: unknown[]; next: string | null } | { kind: 
 
 function refusalWords(status: number, body: unknown): string {
   const detail = body && typeof body === 'object' && typeof (body as { detail?: unknown }).detail === 'string' ? printable((body as { detail: string }).detail) : '';
-  const said = detail === '' ? '' : `: ${detail.length > 160 ? `${detail.slice(0, 159)}…` : detail}`;
+  // Cut to a line, except a list of the values the API takes (a user needs it whole).
+  const said = detail === '' ? '' : `: ${detail.length > 160 && !listsValidValues(detail) ? `${detail.slice(0, 159)}…` : detail}`;
   if (status === 402) return `402, the organization's plan does not include the audit log${said}`;
   if (status === 404) return `404, the API has no such log${said}`;
   if (status === 401) return `401, the key was refused${said}`;

@@ -11,7 +11,7 @@
 //     archiving sends `active: false` with it;
 //   - updates carry the version they were planned against (optimistic concurrency);
 //   - changes are ordered by the flags' dependencies, and a dependency cycle is refused;
-//   - a project holds at most 2000 flags; a key the list did not show may still be taken;
+//   - a project holds at most 2000 flags (a plan past it is an error); a key the list did not show may still be taken;
 //   - what validate checks offline beyond the schema (rules.ts); `groups: []` on a flag
 //     the plan creates is refused at plan time (the API refuses such a create);
 //   - flags that experiments, early access features, surveys or active flags hold are never
@@ -74,6 +74,8 @@ export const featureFlag: ResourceKind = {
   updateCall: (s, id, values, live) => ({ method: 'PATCH', path: featureFlag.itemPath(s, id), body: { ...request(values), ...concurrency(values, live) } }),
   deleteCall: (s, id) => ({ method: 'PATCH', path: featureFlag.itemPath(s, id), body: { deleted: true } }),
   preview: blastRadiusPreview,
+  previewName: 'blast radius',
+  previewFields: ['filters'],
   activity: { scopes: ['FeatureFlag'], log: 'parent' },
   // Release conditions as the web app shows them: condition sets, variants, payloads.
   describeField: (path, before, after, context) => (path === 'filters' && !context.sensitive
@@ -161,7 +163,14 @@ function checkProject(view: ScopeView): ScopeCheck {
   const deletes = view.changes.filter((c) => c.action === 'delete').length;
   const after = view.records.length + creates.length - deletes;
   if (creates.length > 0 && after > MAX_FLAGS_PER_PROJECT) {
-    warnings.push(`project ${String(view.scope.project)} would hold ${after} feature flags after this plan: a project holds at most ${MAX_FLAGS_PER_PROJECT}, so the API will refuse the creates beyond that`);
+    // An error, before any preview is asked for: the API would refuse the creates past the limit
+    // half-way through apply. Said at the first create that would not fit.
+    const first = creates[Math.max(0, creates.length - (after - MAX_FLAGS_PER_PROJECT))] as (typeof creates)[number];
+    return {
+      error: `project ${String(view.scope.project)} would hold ${after} feature flags after this plan (${view.records.length} live, ${creates.length} created, ${deletes} deleted): `
+        + `a project holds at most ${MAX_FLAGS_PER_PROJECT}, and the API refuses every create past that (from ${first.address} on); delete or archive unused flags first, or declare fewer`,
+      errorAt: view.items.find((i) => i.key === first.identity)?.position,
+    };
   }
   // The API refuses to create a flag without a condition set (validate_filters, POST).
   for (const c of creates) {

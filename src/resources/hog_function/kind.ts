@@ -15,7 +15,7 @@
 //     same unless `--resend-secrets`, sent as the marker unless resent, never shown;
 //   - `bytecode` (of inputs, filters, masking) and an input's `order` and `transpiled` are
 //     computed; `hog` comes back trimmed; deleted with PATCH {"deleted": true} (DELETE is 405);
-//   - at most 20 enabled transformations per project: a plan warning before apply meets it.
+//   - at most 20 enabled transformations per project: a plan that creates one past it is an error.
 import type { ComparedItem, EntryProblem, LiveRecord, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
 import { resendSecrets } from '../write-only.js';
@@ -199,7 +199,16 @@ function check(view: ScopeView): ScopeCheck {
     const on = c && 'enabled' in c.values ? c.values.enabled === true : r.enabled === true;
     if (on) enabled++;
   }
-  for (const c of view.changes) if (c.action === 'create' && c.identity.startsWith('transformation/') && c.values.enabled === true) enabled++;
+  const enabling = view.changes.filter((c) => c.action === 'create' && c.identity.startsWith('transformation/') && c.values.enabled === true);
+  enabled += enabling.length;
+  if (enabled > MAX_ENABLED_TRANSFORMATIONS && enabling.length > 0) {
+    // An error before anything is sent (as the flags' limit): apply would meet the refusal half-way.
+    const first = enabling[Math.max(0, enabling.length - (enabled - MAX_ENABLED_TRANSFORMATIONS))] as (typeof enabling)[number];
+    return {
+      error: `project ${String(view.scope.project)} would have ${enabled} enabled transformations after this plan; the API allows at most ${MAX_ENABLED_TRANSFORMATIONS} and refuses the ones past it (from ${first.address} on): disable or delete some first`,
+      errorAt: view.items.find((i) => i.key === first.identity)?.position,
+    };
+  }
   if (enabled > MAX_ENABLED_TRANSFORMATIONS) {
     warnings.push(`project ${String(view.scope.project)} would have ${enabled} enabled transformations after this plan; the API allows at most ${MAX_ENABLED_TRANSFORMATIONS}: apply would be refused for the ones past it`);
   }

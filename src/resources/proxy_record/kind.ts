@@ -35,9 +35,13 @@ function checkProxyRecords(view: ScopeView): ScopeCheck {
       const holders = held > 0 ? `it holds ${held} (${domainsHeld(view.records, view.gone)})` : 'it holds none';
       const n = creates.length === 1 ? '1 proxy record' : `${creates.length} proxy records`;
       const waiting = view.gone.length > 0 ? '; a record still deleting frees its slot once the platform has deleted it, so apply can create then' : '';
-      warnings.push(`proxy records: the plan creates ${n} but organization ${view.scope.organization} allows at most ${max} `
+      const message = `proxy records: the plan creates ${n} but organization ${view.scope.organization} allows at most ${max} `
         + `(max_proxy_records) and ${holders}, records still deleting included: `
-        + `${creates.map((c) => c.address).join(', ')} would exceed the limit and the API would refuse the create${waiting}`);
+        + `${creates.map((c) => c.address).join(', ')} would exceed the limit and the API would refuse the create${waiting}`;
+      // Nothing deleting, nothing this plan deletes: no slot frees by waiting, so it is an error before anything is sent.
+      const frees = view.gone.length > 0 || view.changes.some((c) => c.action === 'delete');
+      if (!frees) return { error: message, errorAt: view.items.find((i) => i.key === creates[0]?.identity)?.position };
+      warnings.push(message);
     }
   }
   const live = new Map(view.records.map((r) => [normalizeDomain(r.domain), r]));

@@ -17,13 +17,28 @@ import type { Handler, RequestContext, Route } from '../router.js';
 import { LEVELS, type AccessControlState, type ProjectState, type SandboxState } from '../state.js';
 import { projectOf } from './common.js';
 
-/** The real API's scope objects that may carry rules (API_SCOPE_OBJECTS without the internal ones). */
-const RESOURCES = [
-  'action', 'access_control', 'activity_log', 'annotation', 'batch_export', 'cohort', 'dashboard', 'dashboard_template',
-  'early_access_feature', 'error_tracking', 'event_definition', 'experiment', 'export', 'feature_flag', 'group', 'hog_function',
-  'insight', 'notebook', 'organization', 'organization_member', 'person', 'plugin', 'project', 'property_definition', 'query',
-  'session_recording', 'session_recording_playlist', 'sharing_configuration', 'subscription', 'survey', 'toolbar', 'user',
-  'web_analytics', 'webhook', 'warehouse_table', 'warehouse_view',
+/**
+ * The resource types the real API takes in a rule: API_SCOPE_OBJECTS without the internal ones
+ * (posthog/scopes.py; AccessControlSerializer.validate_resource), in the API's order. The configuration schema keeps
+ * the same list (src/resources/access/schema.json; a test checks they agree).
+ */
+export const RESOURCES: readonly string[] = [
+  'action', 'access_control', 'account', 'activity_log', 'alert', 'annotation', 'approvals', 'batch_export',
+  'batch_import', 'business_knowledge', 'cohort', 'comment', 'conversation', 'customer_analytics', 'customer_journey',
+  'customer_profile_config', 'dashboard', 'event_filter', 'dashboard_template', 'dataset', 'deployment',
+  'desktop_recording', 'early_access_feature', 'endpoint', 'error_tracking', 'evaluation', 'element',
+  'event_definition', 'experiment', 'experiment_saved_metric', 'export', 'external_data_schema',
+  'external_data_source', 'feature_flag', 'file_system', 'file_system_shortcut', 'group', 'health_issue', 'heatmap',
+  'hog_flow', 'hog_function', 'insight', 'insight_variable', 'integration', 'legal_document', 'link', 'live_debugger',
+  'llm_analytics', 'llm_gateway', 'llm_prompt', 'llm_provider_key', 'llm_skill', 'logs', 'notebook', 'organization',
+  'organization_integration', 'organization_member', 'person', 'persisted_folder', 'plugin', 'product_tour', 'project',
+  'property_definition', 'query', 'replay_scanner', 'revenue_analytics', 'session_recording',
+  'session_recording_playlist', 'sharing_configuration', 'streamlit_app', 'subscription', 'survey', 'tagger', 'ticket',
+  'task', 'tracing', 'uploaded_media', 'usage_metric', 'user', 'user_interview', 'visual_review', 'warehouse_objects',
+  'warehouse_table', 'warehouse_view', 'web_analytics', 'webhook',
+  // Resources of the access-control settings (ACCESS_CONTROL_RESOURCES) that newer API versions
+  // add to the scope objects before this list caught up: taken as well.
+  'ai_observability_clusters', 'llm_playground', 'mcp_analytics', 'metrics', 'toolbar',
 ];
 
 /** ordered_access_levels, minimum_access_level, highest_access_level of the real API. */
