@@ -75,7 +75,7 @@ export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = proce
     // The kinds' own rules (a flag's variants, payloads, operators), where the schema found nothing.
     for (const issue of checkEntries(interpolated.data)) {
       if (under(issue.pointer, failed) || under(issue.pointer, reported)) continue;
-      problems.push({ position: position(issue.pointer, issue.at === 'key'), message: issue.message });
+      (issue.warning ? warnings : problems).push({ position: position(issue.pointer, issue.at === 'key'), message: issue.message });
     }
     for (const w of interpolated.warnings) warnings.push({ position: position(w.pointer), message: w.message });
     for (const w of deprecatedFields(interpolated.data)) warnings.push({ position: position(w.pointer, true), message: w.message });

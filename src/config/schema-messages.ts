@@ -13,6 +13,8 @@ export interface SchemaIssue {
   /** What the position points at: the value, or the key of an unknown field. */
   at: 'value' | 'key';
   message: string;
+  /** A warning, not an error (a kind's rule that says what the API will rewrite). */
+  warning?: true;
 }
 
 export interface MessageContext {

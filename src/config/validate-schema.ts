@@ -45,7 +45,7 @@ export function checkEntries(data: unknown, kinds: Kinds = KINDS): SchemaIssue[]
       for (const segment of problem.path) at = childPointer(at, segment);
       // Said as validate says schema problems: the field's path within its item, then what is wrong.
       const label = readablePath(problem.path.map(String));
-      issues.push({ pointer: at, at: problem.at ?? 'value', message: `${label}: ${problem.message}` });
+      issues.push({ pointer: at, at: problem.at ?? 'value', message: `${label}: ${problem.message}`, ...(problem.warning ? { warning: true as const } : {}) });
     }
   };
   const list = (value: unknown, pointer: string, each: (entry: unknown, at: string) => void): void => {

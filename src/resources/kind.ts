@@ -88,6 +88,7 @@ export function keyInScope(scope: Scope, key: string): string {
  * number, or (`as: 'string'`) as its decimal string.
  */
 export interface ReferenceSite {
+  /** With `path` and `key` both '': the field's whole value is the reference (a survey's `linked_flag: { feature_flag: KEY }`). */
   field: string;
   path: string;
   when?: Readonly<Record<string, string>>;
@@ -223,6 +224,8 @@ export interface EntryProblem {
   message: string;
   /** The value at the path (default), or its key (an unknown or misplaced key). */
   at?: 'key' | 'value';
+  /** Not an error: what the API does with it is harmless but worth saying (it rewrites the value). */
+  warning?: true;
 }
 
 /** What a create answered that the user must see: fields of the apply report, and lines for people. */
@@ -449,6 +452,12 @@ export interface ResourceKind {
   liveId(record: LiveRecord): string | number;
   /** What deleting one item also deletes, said on every planned delete of the kind (a role's memberships). */
   deleteNote?(record: LiveRecord | undefined): string;
+  /**
+   * Optional: a live record as the files see it, applied to every record read (list or GET):
+   * fields the API answers under another name or shape (a survey's `linked_flag` object as the
+   * flag's id, its `start_date`/`end_date` as its `status`). The record keeps its own fields too.
+   */
+  readAs?(record: LiveRecord): LiveRecord;
   /** Live records that represent deleted items (soft-deleted flags): absent for plan, drift, verify and export. */
   isGone(record: LiveRecord): boolean;
   createCall(scope: Scope, key: string, fields: Record<string, unknown>): HttpCall;

@@ -14,7 +14,7 @@ import { ApiError, validationError } from '../../sandbox/errors.js';
 import { nowIso } from '../../sandbox/ids.js';
 import { clone, isObject, type Json, type JsonObject } from '../../sandbox/json.js';
 import type { ChangeRequestState, FeatureFlagState, ProjectState, SandboxState } from '../../sandbox/state.js';
-import type { SandboxModel } from '../../sandbox/kind-model.js';
+import { recordsOf, type SandboxModel } from '../../sandbox/kind-model.js';
 import { notFound } from '../../sandbox/errors.js';
 import { paginate } from '../../sandbox/pagination.js';
 import type { Handler, Reply, RequestContext } from '../../sandbox/router.js';
@@ -105,9 +105,16 @@ export function renderFlag(state: SandboxState, f: FeatureFlagState): JsonObject
     ensure_experience_continuity: f.ensure_experience_continuity,
     experiment_set: experimentsOf(f).map((e) => e.id),
     ...(newerApi(state) ? { experiment_set_metadata: experimentsOf(f).map((e) => ({ id: e.id, name: e.name, is_running: e.running })) } : {}),
-    surveys: ((f.surveys as string[] | undefined) ?? []).map((name, i) => ({
-      id: ownerUuid(f, 'survey', i), name, description: '', type: 'popover', linked_flag_id: f.id, archived: false, start_date: null, end_date: null,
-    })),
+    surveys: [
+      ...((f.surveys as string[] | undefined) ?? []).map((name, i) => ({
+        id: ownerUuid(f, 'survey', i), name, description: '', type: 'popover', linked_flag_id: f.id, archived: false, start_date: null, end_date: null,
+      })),
+      // Surveys of the survey model that link this flag (SurveyAPISerializer of surveys_linked_flag).
+      ...recordsOf(state, { collection: 'surveys' }).filter((s) => s.linked_flag_id === f.id).map((s) => ({
+        id: s.id ?? null, name: s.name ?? null, description: s.description ?? '', type: s.type ?? null, linked_flag_id: f.id,
+        archived: s.archived ?? false, start_date: s.start_date ?? null, end_date: s.end_date ?? null,
+      })),
+    ],
     features: (f.early_access_features ?? []).map((name, i) => ({
       id: ownerUuid(f, 'feature', i), name, description: '', stage: 'beta', documentationUrl: '', flagKey: f.key,
     })),

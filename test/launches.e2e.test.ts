@@ -1,0 +1,157 @@
+// Launches as code end to end, through the real CLI against one sandbox: a survey declared once
+// for staging and production (the flag it uses named by key: a different id in each project, an
+// action by name in its conditions) converges and plans empty; a question reworded in the file
+// keeps its id (and its responses' link); a running survey stopped in the file sends end_date and
+// nothing else; the flags the survey makes stay out of the flag list; export writes it back so it
+// plans empty; and what the API would refuse is refused first, at its line.
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxHandle } from '../src/sandbox/server.js';
+import { api, inProcessSandbox, recordRequests, stopAllSandboxes, type Api } from './support/sandbox.js';
+import { config, ORG, workspace, type Workspace } from './support/workspace.js';
+
+type Rec = Record<string, unknown>;
+const PROJECTS = [222, 333];
+
+let sandbox: SandboxHandle;
+let ws: Workspace;
+let http: Api;
+
+beforeAll(async () => {
+  // Flags the files do not declare push the flag ids apart in each project.
+  sandbox = await inProcessSandbox({
+    seed: {
+      organizations: [{
+        id: ORG,
+        projects: [
+          { id: 222, name: 'Staging', feature_flags: [{ key: 'filler', active: true }] },
+          { id: 333, name: 'Prod', feature_flags: [{ key: 'filler', active: true }, { key: 'filler-2', active: true }] },
+        ],
+      }],
+    },
+  });
+  ws = workspace(sandbox);
+  http = api(sandbox.baseUrl, sandbox.apiKey);
+});
+afterAll(async () => {
+  ws.remove();
+  await stopAllSandboxes();
+});
+
+async function list(project: number, kind: 'surveys' | 'feature_flags' | 'early_access_feature'): Promise<Rec[]> {
+  return ((await http.get(`/api/projects/${project}/${kind}/?limit=1000`)).body as { results: Rec[] }).results;
+}
+const surveyOf = async (project: number, name = 'NPS') => (await list(project, 'surveys')).find((s) => s.name === name) as Rec;
+
+const launches = (options: { question?: string; status?: string; extra?: string } = {}) => config(`projects:
+  - id: 222
+    alias: staging
+  - id: 333
+    alias: prod
+actions:
+  - name: Checked out
+    steps: [ { event: checkout } ]
+feature_flags:
+  - key: new-checkout
+    active: true
+    filters: { groups: [ { properties: [], rollout_percentage: 20 } ] }
+surveys:
+  - name: NPS
+    type: popover
+    description: How do people like the new checkout?
+    questions:
+      - type: rating
+        question: ${options.question ?? 'How likely are you to recommend us?'}
+        scale: 10
+        display: number
+      - type: open
+        question: Anything else?
+        buttonText: Send
+    linked_flag: { feature_flag: new-checkout }
+    conditions: { actions: { values: [ { id: { action: Checked out } } ] } }
+    targeting: { groups: [ { properties: [ { key: email, type: person, operator: icontains, value: "@example.com" } ], rollout_percentage: 100 } ] }
+    status: ${options.status ?? 'running'}
+${options.extra ?? ''}`);
+
+describe('surveys as code', () => {
+  it('converge in staging and production from one declaration, the flag and action by name, and plan empty', async () => {
+    const file = ws.write('hogsync.yaml', launches());
+    const planned = await ws.cli(['plan', file, '--format', 'json']);
+    expect(planned.code, planned.stderr).toBe(0);
+    const plan = JSON.parse(planned.stdout) as { changes: Array<{ address: string; fields: Array<{ path: string; after: unknown }> }> };
+    expect(plan.changes.map((c) => c.address.replace(`${ORG}/`, ''))).toEqual([
+      ...PROJECTS.map((p) => `action:${p}/Checked out`),
+      ...PROJECTS.map((p) => `feature_flag:${p}/new-checkout`),
+      ...PROJECTS.map((p) => `survey:${p}/NPS`),
+    ]);
+    expect(plan.changes.at(-1)?.fields.find((f) => f.path === 'linked_flag')?.after).toEqual({ feature_flag: 'new-checkout' });
+
+    const applied = await ws.cli(['apply', file, '--auto-approve']);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const flags = await Promise.all(PROJECTS.map(async (p) => (await list(p, 'feature_flags')).find((f) => f.key === 'new-checkout')));
+    expect(flags[0]?.id).not.toEqual(flags[1]?.id);
+    for (const [i, p] of PROJECTS.entries()) {
+      const s = await surveyOf(p);
+      expect((s.linked_flag as Rec).id).toBe(flags[i]?.id);
+      expect(s.start_date).not.toBeNull();
+      expect(((s.conditions as { actions: { values: Rec[] } }).actions.values[0] as Rec).name).toBe('Checked out');
+      // The flag is held by the survey, and the survey's own flags stay out of the flag list.
+      expect(flags[i]?.surveys).toEqual([expect.objectContaining({ name: 'NPS' })]);
+      expect((await list(p, 'feature_flags')).map((f) => f.key)).not.toContain((s.targeting_flag as Rec).key);
+    }
+    const again = await ws.cli(['plan', file, '--detailed-exitcode']);
+    expect(again.stdout + again.stderr).toContain('No changes');
+    expect(again.code).toBe(0);
+  });
+
+  it('keeps a reworded question\'s id, and says so', async () => {
+    const before = (await surveyOf(222)).questions as Rec[];
+    const file = ws.write('hogsync.yaml', launches({ question: 'Would you recommend us to a friend?' }));
+    const planned = await ws.cli(['plan', file, '--format', 'json']);
+    expect(planned.code, planned.stderr).toBe(0);
+    const plan = JSON.parse(planned.stdout) as { changes: Array<{ address: string; fields: Array<{ path: string }> }>; warnings: string[] };
+    expect(plan.changes.map((c) => c.address.replace(`${ORG}/`, ''))).toEqual(PROJECTS.map((p) => `survey:${p}/NPS`));
+    expect(plan.warnings.join('\n')).toContain(`survey:${ORG}/222/NPS: questions[0] is declared without an id and takes the live question's id ${String(before[0]?.id)}`);
+    expect((await ws.cli(['apply', file, '--auto-approve'])).code).toBe(0);
+    const after = (await surveyOf(222)).questions as Rec[];
+    expect(after.map((q) => q.id)).toEqual(before.map((q) => q.id));
+    expect(after[0]?.question).toBe('Would you recommend us to a friend?');
+    expect((await ws.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
+  });
+
+  it('stops a running survey with end_date and nothing else; running → draft is a plan error', async () => {
+    const requests = recordRequests(sandbox.server);
+    const file = ws.write('hogsync.yaml', launches({ question: 'Would you recommend us to a friend?', status: 'stopped' }));
+    const applied = await ws.cli(['apply', file, '--auto-approve']);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const patches = requests.filter((r) => r.method === 'PATCH' && r.path.includes('/surveys/'));
+    expect(patches).toHaveLength(2);
+    for (const p of patches) expect(Object.keys(p.body as Rec)).toEqual(['end_date']);
+    expect((await surveyOf(333)).end_date).not.toBeNull();
+    expect((await ws.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
+
+    const draft = ws.write('hogsync.yaml', launches({ question: 'Would you recommend us to a friend?', status: 'draft' }));
+    const r = await ws.cli(['plan', draft]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/hogsync\.yaml:\d+:\d+: .*survey:.*\/NPS: status draft, but the survey has started \(stopped\): the API cannot take a survey back to draft/);
+  });
+
+  it('exports surveys with their question ids and references by name; the export plans empty', async () => {
+    const out = ws.path('exported.yaml');
+    const exported = await ws.cli(['export', '--organization', ORG, '--kind', 'surveys', '--kind', 'feature_flags', '--kind', 'actions', '--out', out]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const doc = parse(readFileSync(out, 'utf8')) as { projects: Array<{ id: number; surveys?: Rec[] }> };
+    const nps = doc.projects.find((p) => p.id === 333)?.surveys?.[0] as Rec;
+    expect(nps.linked_flag).toEqual({ feature_flag: 'new-checkout' });
+    expect(nps.conditions).toEqual({ actions: { values: [{ id: { action: 'Checked out' } }] } });
+    expect(nps.status).toBe('stopped');
+    expect((nps.questions as Rec[]).every((q) => typeof q.id === 'string')).toBe(true);
+    expect((await ws.cli(['validate', out])).code).toBe(0);
+    const plan = await ws.cli(['plan', out, '--detailed-exitcode']);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    const shown = await ws.cli(['show', `survey:${ORG}/222/NPS`]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('feature_flag: new-checkout');
+  });
+});
