@@ -154,4 +154,65 @@ describe('surveys as code', () => {
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain('feature_flag: new-checkout');
   });
+
+  it('a text the API sanitises is a validate warning, applies, and plans empty (never endless drift)', async () => {
+    const file = ws.write('html.yaml', config(`projects:
+  - id: 222
+    surveys:
+      - name: Styled
+        type: popover
+        questions:
+          - type: open
+            question: "<b onclick='x()'>Bold</b> <blink>question</blink>"
+`));
+    const v = await ws.cli(['validate', file]);
+    expect(v.code, v.stderr).toBe(0);
+    expect(v.stderr).toMatch(/html\.yaml:9:23: warning: questions\[0\]\.question: the API sanitises this HTML and stores "<b>Bold<\/b> question"/);
+    expect((await ws.cli(['apply', file, '--auto-approve'])).code).toBe(0);
+    expect(((await surveyOf(222, 'Styled')).questions as Rec[])[0]?.question).toBe('<b>Bold</b> question');
+    const again = await ws.cli(['plan', file, '--detailed-exitcode']);
+    expect(again.code, again.stdout).toBe(0);
+  });
+
+  it('refuses offline, at its line, what the API would refuse', async () => {
+    const file = ws.write('bad.yaml', config(`projects:
+  - id: 222
+    surveys:
+      - name: Everyone
+        type: popover
+        questions: [ { type: open, question: Why? } ]
+        targeting: { groups: [ { properties: [], rollout_percentage: 100 } ] }
+      - name: Misspelt
+        type: popover
+        questions: [ { type: open, question: Why? } ]
+        targeting: { groups: [ { properties: [ { key: email, type: person, value: x } ], rollout_percentag: 10 } ] }
+      - name: Hosted
+        type: external_survey
+        questions: [ { type: link, question: Go, link: "http://example.com" } ]
+        linked_flag: { feature_flag: new-checkout }
+      - name: Choices
+        type: popover
+        questions: [ { type: single_choice, question: Pick, choices: [ a, " " ] } ]
+`));
+    const v = await ws.cli(['validate', file]);
+    expect(v.code).toBe(1);
+    expect(v.stderr).toMatch(/bad\.yaml:8:\d+: targeting\.groups\[0\]: rolls out to everyone: the API refuses it/);
+    expect(v.stderr).toMatch(/bad\.yaml:12:\d+: .*rollout_percentag.*did you mean .*rollout_percentage/);
+    expect(v.stderr).toMatch(/bad\.yaml:15:\d+: .*https:\/\/ URL or a mailto: address/);
+    expect(v.stderr).toMatch(/bad\.yaml:16:\d+: linked_flag: is not allowed for external surveys/);
+    expect(v.stderr).toMatch(/bad\.yaml:19:\d+: questions\[0\]\.choices\[1\]: must be a choice that is not blank/);
+    // A sampling start date once passed is never sent again: a warning, not an error.
+    const late = ws.write('late.yaml', config(`projects:
+  - id: 222
+    surveys:
+      - name: Late
+        type: popover
+        questions: [ { type: open, question: Why? } ]
+        response_sampling_start_date: "2020-01-01T00:00:00Z"
+`));
+    const w = await ws.cli(['validate', late]);
+    expect(w.code, w.stderr).toBe(0);
+    expect(w.stderr).toMatch(/late\.yaml:8:\d+: warning: response_sampling_start_date: is in the past: the API refuses a past date, so hogsync never sends it again/);
+  });
 });
+

@@ -165,7 +165,7 @@ export function validateSurveyEntry(entry: Obj): EntryProblem[] {
   if (entry.targeting !== undefined && entry.targeting !== null) {
     for (const p of validateFlagEntry({ filters: entry.targeting })) problems.push({ ...p, path: ['targeting', ...p.path.slice(1)] });
     for (const i of fullRollouts(entry.targeting)) {
-      problems.push({ path: ['targeting', 'groups', i], message: 'rolls out to everyone: the API refuses it ("User targeting rolls out to everyone. If you want to roll out to everyone, delete this targeting"); leave targeting out (or null) to show the survey to everyone' });
+      problems.push({ path: ['targeting', 'groups', i], message: 'rolls out to everyone: the API refuses it ("User targeting rolls out to everyone. If you want to roll out to everyone, delete this targeting"); leave targeting out to show the survey to everyone' });
     }
   }
   if (entry.type === 'external_survey') {

@@ -1,0 +1,105 @@
+// The sandbox keeps surveys as the real API does (posthog/api/survey.py) and refuses what it
+// refuses: a second survey of one name, a missing linked flag, targeting that rolls out to
+// everyone, a past sampling start date, questions without text, blank choices, links other than
+// https or mailto, an action with property filters in the conditions, a linked flag or targeting
+// on an external survey. It sanitises texts with the API's HTML allow-list, gives every question
+// an id, reads actions back whole, hides the flags it makes and deletes them with the survey.
+// One sandbox for the file: each case makes its own items.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxHandle } from '../src/sandbox/server.js';
+import { sanitizeHtml } from '../src/resources/survey/html.js';
+import { api, DEFAULT_ORG, inProcessSandbox, stopAllSandboxes, type Api } from './support/sandbox.js';
+
+type Rec = Record<string, unknown>;
+const P = 12345;
+const S = `/api/projects/${P}/surveys/`;
+const F = `/api/projects/${P}/feature_flags/`;
+const A = `/api/projects/${P}/actions/`;
+
+let sandbox: SandboxHandle;
+let c: Api;
+beforeAll(async () => {
+  sandbox = await inProcessSandbox({ seed: { organizations: [{ id: DEFAULT_ORG, projects: [{ id: P, name: 'Web' }] }] } });
+  c = api(sandbox.baseUrl, sandbox.apiKey);
+});
+afterAll(stopAllSandboxes);
+
+async function ok(method: 'post' | 'patch', path: string, body: Rec, status = method === 'post' ? 201 : 200): Promise<Rec> {
+  const r = await c[method](path, body);
+  expect(r.status, JSON.stringify(r.body)).toBe(status);
+  return r.body as Rec;
+}
+async function refused(method: 'post' | 'patch', path: string, body: Rec, detail: RegExp): Promise<void> {
+  const r = await c[method](path, body);
+  expect(r.status, JSON.stringify(r.body)).toBe(400);
+  expect((r.body as { detail: string }).detail).toMatch(detail);
+}
+const question = (text: string, extra: Rec = {}) => ({ type: 'open', question: text, ...extra });
+const survey = (name: string, extra: Rec = {}) => ({ name, type: 'popover', questions: [question('Why?')], ...extra });
+
+describe('sandbox surveys', () => {
+  it('refuses what the API refuses', async () => {
+    await ok('post', S, survey('Once'));
+    await refused('post', S, survey('Once'), /^There is already a survey with this name\.$/);
+    const other = await ok('post', S, survey('Other'));
+    await refused('patch', `${S}${String(other.id)}/`, { name: 'Once' }, /^There is already another survey with this name\.$/);
+    await refused('post', S, survey('Flagless', { linked_flag_id: 999999 }), /Feature Flag with this ID does not exist/);
+    await refused('post', S, survey('Everyone', { targeting_flag_filters: { groups: [{ properties: [], rollout_percentage: 100 }] } }), /User targeting rolls out to everyone/);
+    await refused('post', S, survey('Everyone 2', { targeting_flag_filters: { groups: [{ properties: [] }] } }), /User targeting rolls out to everyone/);
+    await refused('post', S, survey('Past', { response_sampling_start_date: '2020-01-01T00:00:00Z' }), /Response sampling start date must be today or a future date/);
+    await refused('post', S, survey('Interval', { response_sampling_interval: 0 }), /Response sampling interval must be greater than 0/);
+    await refused('post', S, survey('Textless', { questions: [{ type: 'open' }] }), /^Question text is required$/);
+    await refused('post', S, survey('Blank', { questions: [question('Pick', { type: 'single_choice', choices: ['a', ' '] })] }), /^Question choices cannot be empty$/);
+    await refused('post', S, survey('Link', { questions: [question('Go', { type: 'link', link: 'http://example.com' })] }), /Link must be a URL with one of these schemes: \[https, mailto\]/);
+    await refused('post', S, survey('Mail', { questions: [question('Go', { type: 'link', link: 'mailto:nobody' })] }), /Invalid mailto link/);
+    await refused('post', S, survey('Schedule', { schedule: 'weekly' }), /Schedule must be one of: once, recurring, always/);
+    const flag = await ok('post', F, { key: 'ext-flag', filters: { groups: [{ properties: [], rollout_percentage: 10 }] } });
+    const ext = await c.post(S, survey('External', { type: 'external_survey', linked_flag_id: flag.id }));
+    expect(ext.status).toBe(400);
+    expect(ext.body).toMatchObject({ attr: 'linked_flag_id', detail: 'linked_flag_id is not allowed for external surveys' });
+    const filtered = await ok('post', A, { name: 'Filtered', steps: [{ event: 'x', properties: [{ key: 'a', value: 'b', type: 'event' }] }] });
+    await refused('post', S, survey('Filtered', { conditions: { actions: { values: [{ id: filtered.id }] } } }), /Survey cannot be activated by an Action with property filters defined on it\./);
+  });
+
+  it('sanitises texts with the allow-list, gives questions ids, answers actions whole, hides its flags and deletes them with it', async () => {
+    const action = await ok('post', A, { name: 'Clicked buy', steps: [{ event: 'buy' }] });
+    const linked = await ok('post', F, { key: 'linked', filters: { groups: [{ properties: [], rollout_percentage: 50 }] } });
+    const made = await ok('post', S, survey('Sanitised', {
+      questions: [question('<b onclick="x()">Bold</b><script>alert(1)</script> & <em>more</em>', { buttonText: '<blink>Go</blink>', choices: undefined })],
+      linked_flag_id: linked.id,
+      conditions: { actions: { values: [{ id: action.id }] } },
+      targeting_flag_filters: { groups: [{ properties: [{ key: 'email', type: 'person', operator: 'icontains', value: '@x.com' }], rollout_percentage: 100 }] },
+    }));
+    const q = (made.questions as Rec[])[0] as Rec;
+    expect(q.question).toBe('<b>Bold</b> &amp; <em>more</em>');
+    expect(q.buttonText).toBe('Go');
+    expect(q.id).toEqual(expect.any(String));
+    expect(sanitizeHtml(q.question as string)).toBe(q.question);
+    expect((made.linked_flag as Rec).key).toBe('linked');
+    expect((((made.conditions as Rec).actions as Rec).values as Rec[])[0]).toMatchObject({ id: action.id, name: 'Clicked buy', steps: expect.any(Array) as unknown });
+    const targeting = made.targeting_flag as Rec;
+    const flags = ((await c.get(`${F}?limit=1000`)).body as { results: Rec[] }).results;
+    expect(flags.map((f) => f.key)).not.toContain(targeting.key);
+    expect(flags.find((f) => f.key === 'linked')?.surveys).toEqual([expect.objectContaining({ id: made.id, name: 'Sanitised' })]);
+    // An update without the question's id gives it a new one (its responses no longer match).
+    const updated = await ok('patch', `${S}${String(made.id)}/`, { questions: [question('Reworded')] });
+    expect(((updated.questions as Rec[])[0] as Rec).id).not.toBe(q.id);
+    expect((await c.delete(`${S}${String(made.id)}/`)).status).toBe(204);
+    const state = sandbox.store.snapshot() as { feature_flags: Rec[] };
+    expect(state.feature_flags.map((f) => f.id)).not.toContain(targeting.id);
+    expect(state.feature_flags.map((f) => f.id)).not.toContain((made.internal_targeting_flag as Rec).id);
+  });
+
+  it('keeps the lifecycle in two dates and merges targeting into the targeting flag', async () => {
+    const made = await ok('post', S, survey('Lifecycle', { targeting_flag_filters: { groups: [{ properties: [], rollout_percentage: 30 }] } }));
+    expect(made.start_date).toBeNull();
+    const started = await ok('patch', `${S}${String(made.id)}/`, { start_date: '2030-01-01T00:00:00Z' });
+    expect(started.start_date).toBe('2030-01-01T00:00:00Z');
+    const stopped = await ok('patch', `${S}${String(made.id)}/`, { end_date: '2030-02-01T00:00:00Z' });
+    expect((stopped.targeting_flag as Rec).active).toBe(false);
+    const retargeted = await ok('patch', `${S}${String(made.id)}/`, { targeting_flag_filters: { groups: [{ properties: [], rollout_percentage: 40 }] } });
+    expect(((retargeted.targeting_flag as Rec).id)).toBe((made.targeting_flag as Rec).id);
+    const removed = await ok('patch', `${S}${String(made.id)}/`, { remove_targeting_flag: true });
+    expect(removed.targeting_flag).toBeNull();
+  });
+});
