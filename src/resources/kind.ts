@@ -429,6 +429,12 @@ export interface ResourceKind {
    * member is only invited), or why it cannot be (an email no one has).
    */
   prepareCreate?(key: string, context: PrepareContext): PreparedCreate;
+  /**
+   * Optional: fields an item holds because of its identity, added to what a file declares for a
+   * present item (an early access feature's flag, named by its key: `feature_flag_id` as
+   * `{ feature_flag: KEY }`, a reference resolved like any other, placed at the identity's line).
+   */
+  impliedFields?(key: string): Record<string, unknown>;
   /** Managed fields (everything writable but the identity), usually from the JSON Schema. */
   readonly fields: Readonly<Record<string, FieldSpec>>;
   /**

@@ -115,9 +115,15 @@ export function renderFlag(state: SandboxState, f: FeatureFlagState): JsonObject
         archived: s.archived ?? false, start_date: s.start_date ?? null, end_date: s.end_date ?? null,
       })),
     ],
-    features: (f.early_access_features ?? []).map((name, i) => ({
-      id: ownerUuid(f, 'feature', i), name, description: '', stage: 'beta', documentationUrl: '', flagKey: f.key,
-    })),
+    features: [
+      ...(f.early_access_features ?? []).map((name, i) => ({
+        id: ownerUuid(f, 'feature', i), name, description: '', stage: 'beta', documentationUrl: '', flagKey: f.key,
+      })),
+      // Early access features of the feature model on this flag (MinimalEarlyAccessFeatureSerializer).
+      ...featureRecords(state, f).map((e) => ({
+        id: e.id ?? null, name: e.name ?? '', description: e.description ?? '', stage: e.stage ?? 'draft', documentationUrl: e.documentation_url ?? '', flagKey: f.key,
+      })),
+    ],
     rollback_conditions: clone(f.rollback_conditions),
     performed_rollback: f.performed_rollback,
     can_edit: true,
@@ -170,6 +176,11 @@ function newerApi(state: SandboxState): boolean {
 /** A flag's experiments, also from state files that hold only their ids (then each is running). */
 export function experimentsOf(f: FeatureFlagState): Array<{ id: number; name: string; running: boolean }> {
   return (f.experiments as FeatureFlagState['experiments'] | undefined) ?? (f.experiment_ids ?? []).map((id) => ({ id, name: `Experiment ${id}`, running: true }));
+}
+
+/** The early access features of the feature model that use a flag (read by collection: the flag model imports no other kind). */
+function featureRecords(state: SandboxState, f: FeatureFlagState): JsonObject[] {
+  return recordsOf(state, { collection: 'early_access_features' }).filter((e) => e.feature_flag_id === f.id);
 }
 
 /** A stable UUID for a seeded early access feature or survey of a flag (the sandbox keeps no such items). */
@@ -268,7 +279,7 @@ function named(flags: FeatureFlagState[]): string {
 /** The refusals the real API's FeatureFlagSerializer.update makes before it writes anything. */
 function checkPreconditions(state: SandboxState, flag: FeatureFlagState, fields: JsonObject): void {
   if (fields.deleted === true && !flag.deleted) {
-    if ((flag.early_access_features ?? []).length > 0) {
+    if ((flag.early_access_features ?? []).length > 0 || featureRecords(state, flag).length > 0) {
       refuse('Cannot delete a feature flag that is in use with early access features. Please delete the early access feature before deleting the flag.');
     }
     const experiments = experimentsOf(flag);

@@ -22,7 +22,7 @@
 //   - a `response_sampling_start_date` in the past is refused: once passed, it is never sent
 //     again (compared as the live value);
 //   - the flags the API makes for a survey are hidden from the flag list (never unmanaged or pruned).
-import type { EntryProblem, LiveRecord, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
+import type { EntryProblem, HeldBy, LiveRecord, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
 import { normalizeFilters, validateFlagEntry } from '../feature_flag/rules.js';
 import { APPEARANCE_TEXTS, QUESTION_TEXTS, isHtml, sanitizeAppearance, sanitizeHtml, sanitizeQuestion } from './html.js';
@@ -283,6 +283,20 @@ export const survey: ResourceKind = {
   updateCall: (s, id, values, live) => ({ method: 'PATCH', path: survey.itemPath(s, id), body: request(values, live) }),
   deleteCall: (s, id) => ({ method: 'DELETE', path: survey.itemPath(s, id) }),
   activity: { scopes: ['Survey'], log: 'parent' },
+  // An early access feature's waitlist survey (its id in the feature's payload) is the API's: never pruned.
+  heldByKinds: ['early_access_feature'],
+  heldBy: (view) => {
+    const held = new Map<LiveRecord, HeldBy[]>();
+    const features = view.holders?.get('early_access_feature')?.records ?? [];
+    if (features.length === 0) return held;
+    const byId = new Map(view.records.map((r) => [String(r.id), r]));
+    for (const f of features) {
+      const id = isObj(f.payload) ? f.payload.survey_id : undefined;
+      const waitlist = typeof id === 'string' ? byId.get(id) : undefined;
+      if (waitlist) held.set(waitlist, [...(held.get(waitlist) ?? []), { kind: 'early_access_feature', id: f.id as string, name: typeof f.name === 'string' ? f.name : null }]);
+    }
+    return held;
+  },
   explainFailure: (op, message) => (op === 'create' && /already a survey with this name/i.test(message)
     ? `${message} — a survey the list does not show holds the name (a product tour's survey); rename one of them (not retried)`
     : undefined),
