@@ -216,3 +216,137 @@ describe('surveys as code', () => {
   });
 });
 
+const features = (stage: string, extra = '') => config(`projects:
+  - id: 222
+  - id: 333
+feature_flags:
+  - key: dark-mode
+    active: true
+    filters: { groups: [ { properties: [ { key: email, type: person, operator: icontains, value: "@example.com" } ], rollout_percentage: 100 } ] }
+early_access_features:
+  - feature_flag: dark-mode
+    name: Dark mode
+    description: Easier on the eyes
+    stage: ${stage}
+    documentation_url: https://example.com/docs/dark-mode
+    payload: { theme: dark }
+${extra}`);
+
+describe('early access features as code', () => {
+  it('converge on the flag named by key in staging and production (different flag ids), and plan empty', async () => {
+    const file = ws.write('features.yaml', features('draft'));
+    const planned = await ws.cli(['plan', file, '--format', 'json']);
+    expect(planned.code, planned.stderr).toBe(0);
+    const plan = JSON.parse(planned.stdout) as { changes: Array<{ address: string }> };
+    expect(plan.changes.map((c) => c.address.replace(`${ORG}/`, ''))).toEqual([
+      ...PROJECTS.map((p) => `feature_flag:${p}/dark-mode`),
+      ...PROJECTS.map((p) => `early_access_feature:${p}/dark-mode`),
+    ]);
+    const requests = recordRequests(sandbox.server);
+    const applied = await ws.cli(['apply', file, '--auto-approve']);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const flagIds: unknown[] = [];
+    for (const p of PROJECTS) {
+      const flag = (await list(p, 'feature_flags')).find((f) => f.key === 'dark-mode') as Rec;
+      flagIds.push(flag.id);
+      const [feature] = await list(p, 'early_access_feature');
+      expect((feature?.feature_flag as Rec).id).toBe(flag.id);
+      expect(flag.features).toEqual([expect.objectContaining({ name: 'Dark mode' })]);
+    }
+    expect(flagIds[0]).not.toEqual(flagIds[1]);
+    // The flag was named on create: the API made no flag of its own.
+    const posts = requests.filter((r) => r.method === 'POST' && r.path.includes('/early_access_feature/'));
+    expect(posts.map((r) => (r.body as Rec).feature_flag_id).sort()).toEqual([...flagIds].sort());
+    const again = await ws.cli(['plan', file, '--detailed-exitcode']);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+  });
+
+  it('moves to general availability: the flag\'s enrollment keys are the API\'s, never drift in the flag', async () => {
+    const file = ws.write('features.yaml', features('general-availability'));
+    const planned = JSON.parse((await ws.cli(['plan', file, '--format', 'json'])).stdout) as { changes: Array<{ address: string; fields: Array<{ path: string }> }> };
+    expect(planned.changes.map((c) => [c.address.replace(`${ORG}/`, ''), c.fields.map((f) => f.path)])).toEqual(PROJECTS.map((p) => [`early_access_feature:${p}/dark-mode`, ['stage']]));
+    expect((await ws.cli(['apply', file, '--auto-approve'])).code).toBe(0);
+    const flag = (await list(222, 'feature_flags')).find((f) => f.key === 'dark-mode') as { filters: Rec };
+    expect(flag.filters.feature_enrollment).toBe(true);
+    const drift = await ws.cli(['drift', file]);
+    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expect((await ws.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
+  });
+
+  it('exports features by flag key without the flag id, show names them, the export plans empty', async () => {
+    const out = ws.path('features-exported.yaml');
+    const exported = await ws.cli(['export', '--organization', ORG, '--kind', 'early_access_features', '--kind', 'feature_flags', '--out', out]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const doc = parse(readFileSync(out, 'utf8')) as { projects: Array<{ id: number; early_access_features?: Rec[] }> };
+    expect(doc.projects.find((p) => p.id === 333)?.early_access_features).toEqual([{
+      feature_flag: 'dark-mode', name: 'Dark mode', description: 'Easier on the eyes', stage: 'general-availability',
+      documentation_url: 'https://example.com/docs/dark-mode', payload: { theme: 'dark' },
+    }]);
+    const plan = await ws.cli(['plan', out, '--detailed-exitcode']);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    const shown = await ws.cli(['show', `early_access_feature:${ORG}/222/dark-mode`]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('feature_flag: dark-mode');
+  });
+
+  it('a concept feature\'s waitlist survey is the API\'s: kept in the payload, never compared, never pruned', async () => {
+    const file = ws.write('features.yaml', features('concept', `prune: { surveys: true }
+`));
+    expect((await ws.cli(['apply', file, '--auto-approve'])).code).toBe(0);
+    const [feature] = await list(222, 'early_access_feature');
+    const surveyId = (feature?.payload as Rec).survey_id;
+    expect(surveyId).toEqual(expect.any(String));
+    // Prune of surveys leaves the waitlist (held by the feature), deletes the others.
+    const planned = JSON.parse((await ws.cli(['plan', file, '--format', 'json'])).stdout) as { changes: Array<{ address: string; action: string }>; unmanaged: Array<{ key: string; held_by?: Rec[] }> };
+    expect(planned.changes.filter((c) => c.action === 'delete').map((c) => c.address)).not.toEqual(expect.arrayContaining([expect.stringContaining('waitlist')]));
+    expect(planned.unmanaged.find((u) => u.key.includes('waitlist'))?.held_by).toEqual([expect.objectContaining({ kind: 'early_access_feature', name: 'Dark mode' })]);
+    // A payload change keeps the survey id.
+    ws.write('features.yaml', features('concept', '').replace('payload: { theme: dark }', 'payload: { theme: light }'));
+    expect((await ws.cli(['apply', file, '--auto-approve'])).code).toBe(0);
+    const [after] = await list(222, 'early_access_feature');
+    expect(after?.payload).toEqual({ theme: 'light', survey_id: surveyId });
+    expect((await ws.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
+  });
+
+  it('refuses a multivariate or group-based flag offline where the files declare it, and in the sandbox where they do not', async () => {
+    const file = ws.write('bad-features.yaml', config(`projects:
+  - id: 222
+    feature_flags:
+      - key: colours
+        filters:
+          groups: [ { properties: [], rollout_percentage: 100 } ]
+          multivariate: { variants: [ { key: red, rollout_percentage: 50 }, { key: blue, rollout_percentage: 50 } ] }
+    early_access_features:
+      - feature_flag: colours
+        name: Colours
+        stage: beta
+`));
+    const v = await ws.cli(['validate', file]);
+    expect(v.code).toBe(1);
+    expect(v.stderr).toMatch(/bad-features\.yaml:10:\d+: .*flag "colours" is multivariate: the API refuses it for an early access feature/);
+    // A live group-based flag the files do not declare: the plan asks with the live flag.
+    await http.post('/api/projects/222/feature_flags/', { key: 'orgs-only', filters: { aggregation_group_type_index: 0, groups: [{ properties: [], rollout_percentage: 10 }] } });
+    const live = ws.write('live-features.yaml', config(`projects:
+  - id: 222
+    early_access_features:
+      - feature_flag: orgs-only
+        name: For organizations
+        stage: beta
+`));
+    const r = await ws.cli(['plan', live]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/live-features\.yaml:5:\d+: .*flag "orgs-only" is group-based/);
+    // An unknown flag key is an error at the identity's line.
+    const missing = ws.write('missing.yaml', config(`projects:
+  - id: 222
+    early_access_features:
+      - feature_flag: no-such-flag
+        name: Nothing
+        stage: beta
+`));
+    const m = await ws.cli(['plan', missing]);
+    expect(m.code).toBe(1);
+    expect(m.stderr).toMatch(/missing\.yaml:5:\d+: .*no feature flag named "no-such-flag" in project 222/);
+  });
+});
+

@@ -4,7 +4,10 @@
 // https or mailto, an action with property filters in the conditions, a linked flag or targeting
 // on an external survey. It sanitises texts with the API's HTML allow-list, gives every question
 // an id, reads actions back whole, hides the flags it makes and deletes them with the survey.
-// One sandbox for the file: each case makes its own items.
+// Early access features: the flag must exist, be boolean, not group-based and back no other
+// feature; without one the API makes a flag keyed by the name's slug; the stage writes or removes
+// the flag's enrollment keys; a concept feature gets a waitlist survey; the flag cannot be deleted
+// while a feature uses it. One sandbox for the file: each case makes its own items.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 import { sanitizeHtml } from '../src/resources/survey/html.js';
@@ -103,3 +106,48 @@ describe('sandbox surveys', () => {
     expect(removed.targeting_flag).toBeNull();
   });
 });
+
+const E = `/api/projects/${P}/early_access_feature/`;
+
+describe('sandbox early access features', () => {
+  it('refuses a flag that is missing, multivariate, group-based or already backing a feature; makes one from the name without', async () => {
+    await refused('post', E, { name: 'Ghost', stage: 'beta', feature_flag_id: 999999 }, /^Feature Flag with this ID does not exist$/);
+    const multi = await ok('post', F, { key: 'multi', filters: { groups: [{ properties: [], rollout_percentage: 100 }], multivariate: { variants: [{ key: 'a', rollout_percentage: 50 }, { key: 'b', rollout_percentage: 50 }] } } });
+    await refused('post', E, { name: 'Multi', stage: 'beta', feature_flag_id: multi.id }, /^Multivariate feature flags are not supported for Early Access Features\.$/);
+    const groups = await ok('post', F, { key: 'groups', filters: { aggregation_group_type_index: 0, groups: [{ properties: [], rollout_percentage: 10 }] } });
+    await refused('post', E, { name: 'Groups', stage: 'beta', feature_flag_id: groups.id }, /^Group-based feature flags are not supported for Early Access Features\.$/);
+    const plain = await ok('post', F, { key: 'plain', filters: { groups: [{ properties: [], rollout_percentage: 10 }] } });
+    const first = await ok('post', E, { name: 'First', stage: 'draft', feature_flag_id: plain.id });
+    await refused('post', E, { name: 'Second', stage: 'draft', feature_flag_id: plain.id }, /^Linked feature flag plain already has a feature attached to it\.$/);
+    const r = await c.post(E, { name: 'No stage' });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ attr: 'stage', detail: 'This field is required.' });
+    // Without a flag the API makes one, keyed by the slug of the name.
+    const own = await ok('post', E, { name: 'My New Thing!', stage: 'draft' });
+    expect((own.feature_flag as Rec).key).toBe('my-new-thing');
+    // The flag lists its feature and cannot be deleted while it does.
+    const flag = ((await c.get(`${F}${String(plain.id)}/`)).body as Rec);
+    expect(flag.features).toEqual([expect.objectContaining({ id: first.id, name: 'First', flagKey: 'plain' })]);
+    await refused('patch', `${F}${String(plain.id)}/`, { deleted: true }, /Cannot delete a feature flag that is in use with early access features/);
+  });
+
+  it('writes the enrollment keys for alpha, beta and general availability, removes them otherwise and on delete; a concept gets a waitlist survey', async () => {
+    const flag = await ok('post', F, { key: 'enroll', filters: { groups: [{ properties: [], rollout_percentage: 10 }] } });
+    const feature = await ok('post', E, { name: 'Enroll', stage: 'draft', feature_flag_id: flag.id, payload: { a: 1 } });
+    const filters = async () => ((await c.get(`${F}${String(flag.id)}/`)).body as { filters: Rec }).filters;
+    expect(await filters()).not.toHaveProperty('feature_enrollment');
+    await ok('patch', `${E}${String(feature.id)}/`, { stage: 'general-availability', feature_flag_id: 12345678 });
+    expect((await filters()).feature_enrollment).toBe(true);
+    await ok('patch', `${E}${String(feature.id)}/`, { stage: 'archived' });
+    expect(await filters()).not.toHaveProperty('feature_enrollment');
+    const concept = await ok('patch', `${E}${String(feature.id)}/`, { stage: 'concept' });
+    const surveyId = (concept.payload as Rec).survey_id;
+    expect(surveyId).toEqual(expect.any(String));
+    expect((concept.payload as Rec).a).toBe(1);
+    expect((await c.get(`${S}${String(surveyId)}/`)).status).toBe(200);
+    await ok('patch', `${E}${String(feature.id)}/`, { stage: 'beta' });
+    expect((await c.delete(`${E}${String(feature.id)}/`)).status).toBe(204);
+    expect(await filters()).not.toHaveProperty('feature_enrollment');
+  });
+});
+
