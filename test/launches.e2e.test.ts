@@ -28,6 +28,7 @@ beforeAll(async () => {
           { id: 222, name: 'Staging', feature_flags: [{ key: 'filler', active: true }] },
           { id: 333, name: 'Prod', feature_flags: [{ key: 'filler', active: true }, { key: 'filler-2', active: true }] },
         ],
+        roles: [{ name: 'Engineers' }],
       }],
     },
   });
@@ -281,6 +282,8 @@ describe('early access features as code', () => {
     expect(doc.projects.find((p) => p.id === 333)?.early_access_features).toEqual([{
       feature_flag: 'dark-mode', name: 'Dark mode', description: 'Easier on the eyes', stage: 'general-availability',
       documentation_url: 'https://example.com/docs/dark-mode', payload: { theme: 'dark' },
+      // The API assigns a new feature to its creator: the key's owner, by email.
+      assignee: ((await http.get('/api/users/@me/')).body as { email: string }).email,
     }]);
     const plan = await ws.cli(['plan', out, '--detailed-exitcode']);
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
@@ -306,6 +309,25 @@ describe('early access features as code', () => {
     const [after] = await list(222, 'early_access_feature');
     expect(after?.payload).toEqual({ theme: 'light', survey_id: surveyId });
     expect((await ws.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
+  });
+
+  it('assigns the feature to a role by name or a member by email (the API\'s {type, id}), and refuses one outside the organization', async () => {
+    const me = ((await http.get('/api/users/@me/')).body as { id: number; email: string });
+    const roles = ((await http.get(`/api/organizations/${ORG}/roles/`)).body as { results: Rec[] }).results;
+    const engineers = roles.find((r) => r.name === 'Engineers') as Rec;
+    const file = ws.write('features.yaml', features('general-availability', '').replace('payload: { theme: dark }', 'payload: { theme: dark }\n    assignee: { role: Engineers }'));
+    const applied = await ws.cli(['apply', file, '--auto-approve']);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect((await list(333, 'early_access_feature'))[0]?.assignee).toEqual({ type: 'role', id: engineers.id });
+    expect((await ws.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
+    ws.write('features.yaml', features('general-availability', '').replace('payload: { theme: dark }', `payload: { theme: dark }\n    assignee: ${me.email.toUpperCase()}`));
+    expect((await ws.cli(['apply', file, '--auto-approve'])).code).toBe(0);
+    expect((await list(222, 'early_access_feature'))[0]?.assignee).toEqual({ type: 'user', id: me.id });
+    expect((await ws.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
+    ws.write('features.yaml', features('general-availability', '').replace('payload: { theme: dark }', 'payload: { theme: dark }\n    assignee: nobody@example.org'));
+    const r = await ws.cli(['plan', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/features\.yaml:10:\d+: .*assignee: no member of the organization has the email nobody@example\.org/);
   });
 
   it('refuses a multivariate or group-based flag offline where the files declare it, and in the sandbox where they do not', async () => {

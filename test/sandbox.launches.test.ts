@@ -131,6 +131,25 @@ describe('sandbox early access features', () => {
     await refused('patch', `${F}${String(plain.id)}/`, { deleted: true }, /Cannot delete a feature flag that is in use with early access features/);
   });
 
+  it('assigns a new feature to its creator, and refuses an assignee of another shape or outside the organization', async () => {
+    const flag = await ok('post', F, { key: 'assigned', filters: { groups: [{ properties: [], rollout_percentage: 10 }] } });
+    const me = (await c.get('/api/users/@me/')).body as { id: number };
+    const feature = await ok('post', E, { name: 'Assigned', stage: 'draft', feature_flag_id: flag.id });
+    expect(feature.assignee).toEqual({ type: 'user', id: me.id });
+    const path = `${E}${String(feature.id)}/`;
+    for (const [assignee, detail] of [
+      [{ type: 'team', id: 1 }, /^Expected null or an object of shape/],
+      [{ type: 'user', id: 987654 }, /^Assignee user does not belong to this organization\.$/],
+      [{ type: 'role', id: '0190d1c4-0000-7000-8000-000000000000' }, /^Assignee role does not belong to this organization\.$/],
+    ] as const) {
+      const r = await c.patch(path, { assignee });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({ attr: 'assignee' });
+      expect((r.body as { detail: string }).detail).toMatch(detail);
+    }
+    expect((await ok('patch', path, { assignee: null })).assignee).toBeNull();
+  });
+
   it('writes the enrollment keys for alpha, beta and general availability, removes them otherwise and on delete; a concept gets a waitlist survey', async () => {
     const flag = await ok('post', F, { key: 'enroll', filters: { groups: [{ properties: [], rollout_percentage: 10 }] } });
     const feature = await ok('post', E, { name: 'Enroll', stage: 'draft', feature_flag_id: flag.id, payload: { a: 1 } });

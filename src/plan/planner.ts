@@ -292,6 +292,7 @@ export class PlanBuilder {
           continue;
         }
         if (prepared) change.execution.values = { ...change.execution.values, ...prepared.values };
+        if (kind.requestValues && change.change.action !== 'delete') change.execution.values = kind.requestValues(change.execution.values, companions);
         out.changes.push({ ...change, after: [...parentFirst, ...createdFirst, ...resolved.after] });
       }
     }

@@ -399,6 +399,12 @@ export interface ResourceKind {
    * members): live items it leaves out are deleted, prune or not.
    */
   readonly wholeList?: boolean;
+  /**
+   * Optional: a create's or update's values as the request carries them, where the API takes ids
+   * the companions' answers give (an early access feature's assignee: an email as the user's id,
+   * a role's name as its id). The plan shows the values as the files write them.
+   */
+  requestValues?(values: Record<string, unknown>, companions: Companions): Record<string, unknown>;
   /** Lists the kind's hooks need beside its own (see CompanionRead). */
   companions?(scope: Scope): readonly CompanionRead[];
   /**

@@ -14,8 +14,11 @@
 //     `super_groups`): server-owned, ignored by the flag kind, never drift there;
 //   - a concept feature may get a waitlist survey, its id in `payload.survey_id`: never compared,
 //     kept when the payload is written, and the survey is never pruned (the survey kind's heldBy);
-//   - the flag's `features` lists the feature: the flag is held, never pruned.
-import type { LiveRecord, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
+//   - the flag's `features` lists the feature: the flag is held, never pruned;
+//   - `assignee` is `{type: user, id: USER_ID}` or `{type: role, id: ROLE_UUID}` (null: no one), checked
+//     to be of the organization: the file names a member by email or a role by name, translated with
+//     the organization's members and roles (companions); the API assigns a new feature to its creator.
+import type { Companions, LiveRecord, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
 
 const base = (s: Scope) => `/api/projects/${encodeURIComponent(String(s.project))}/early_access_feature/`;
@@ -42,8 +45,65 @@ function request(values: Obj, live: LiveRecord | undefined): Obj {
   return body;
 }
 
-/** Plan-time: the API refuses a feature without a name or a stage. */
+interface Directory { emailOf: Map<number, string>; userOf: Map<string, number>; roleName: Map<string, string>; roleId: Map<string, string> }
+
+/** Members (by user id and email) and roles (by id and name), from the companions' answers. */
+function directory(companions: Companions): Directory {
+  const dir: Directory = { emailOf: new Map(), userOf: new Map(), roleName: new Map(), roleId: new Map() };
+  for (const m of Array.isArray(companions.members) ? companions.members : []) {
+    const user = isObj(m) && isObj(m.user) ? m.user : undefined;
+    if (user && typeof user.id === 'number' && typeof user.email === 'string') {
+      dir.emailOf.set(user.id, user.email);
+      dir.userOf.set(user.email.toLowerCase(), user.id);
+    }
+  }
+  for (const r of Array.isArray(companions.roles) ? companions.roles : []) {
+    if (isObj(r) && typeof r.id === 'string' && typeof r.name === 'string') {
+      dir.roleName.set(r.id, r.name);
+      dir.roleId.set(r.name.toLowerCase(), r.id);
+    }
+  }
+  return dir;
+}
+
+/** The API's `{type, id}` as a file writes it: a member's email, `{ role: NAME }` (left as answered where unknown). */
+function assigneeAsWritten(value: unknown, dir: Directory): unknown {
+  if (!isObj(value)) return value ?? null;
+  if (value.type === 'user' && typeof value.id === 'number') return dir.emailOf.get(value.id) ?? value;
+  if (value.type === 'role' && typeof value.id === 'string') {
+    const name = dir.roleName.get(value.id);
+    return name === undefined ? value : { role: name };
+  }
+  return value;
+}
+
+/** A declared assignee as the API takes it, or undefined where the directory does not know it. */
+function assigneeAsSent(value: unknown, dir: Directory): unknown {
+  if (value === null) return null;
+  if (typeof value === 'string') {
+    const id = dir.userOf.get(value.toLowerCase());
+    return id === undefined ? undefined : { type: 'user', id };
+  }
+  if (isObj(value) && typeof value.role === 'string') {
+    const id = dir.roleId.get(value.role.toLowerCase());
+    return id === undefined ? undefined : { type: 'role', id };
+  }
+  return undefined;
+}
+
+/** Plan-time: the API refuses a feature without a name or a stage, and an assignee it does not know. */
 function check(view: ScopeView): ScopeCheck {
+  const companions = view.meta?.companions as Companions | undefined;
+  const declaresAssignee = view.items.some((i) => i.ensure === 'present' && i.fields.assignee !== undefined && i.fields.assignee !== null);
+  if (declaresAssignee && companions) {
+    const dir = directory(companions);
+    for (const item of view.items) {
+      const assignee = item.fields.assignee;
+      if (item.ensure !== 'present' || assignee === undefined || assignee === null || assigneeAsSent(assignee, dir) !== undefined) continue;
+      const what = typeof assignee === 'string' ? `no member of the organization has the email ${assignee}` : `the organization has no role named "${String((assignee as Obj).role)}"`;
+      return { error: `early access feature "${item.key}": assignee: ${what} (the API refuses an assignee outside the organization)`, errorAt: item.position };
+    }
+  }
   for (const c of view.changes) {
     if (c.action !== 'create') continue;
     const missing = ['name', 'stage'].filter((f) => c.values[f] === undefined);
@@ -73,8 +133,24 @@ export const earlyAccessFeature: ResourceKind = {
   references: [{ field: 'feature_flag_id', path: '', key: '', kind: 'feature_flag' }],
   // The waitlist survey the API makes for a concept feature is its own.
   computedKeys: { payload: ['survey_id'] },
-  unsetValues: { description: '', documentation_url: '', payload: {} },
+  unsetValues: { description: '', documentation_url: '', payload: {}, assignee: null },
+  // Emails compare without regard to case (the API keeps them as the member signed up).
+  normalizers: { assignee: (v) => (typeof v === 'string' ? v.toLowerCase() : v ?? null) },
   check,
+  // The assignee is a member (by email) or a role (by name): the organization's lists name them.
+  companions: (s) => [
+    { name: 'members', path: `/api/organizations/${encodeURIComponent(s.organization)}/members/`, optional: true },
+    { name: 'roles', path: `/api/organizations/${encodeURIComponent(s.organization)}/roles/`, optional: true },
+  ],
+  combine: (records, companions) => {
+    const dir = directory(companions);
+    return records.map((r) => (isObj(r) && isObj(r.assignee) ? { ...r, assignee: assigneeAsWritten(r.assignee, dir) } : r));
+  },
+  requestValues: (values, companions) => {
+    if (!('assignee' in values)) return values;
+    const sent = assigneeAsSent(values.assignee, directory(companions));
+    return { ...values, assignee: sent === undefined ? values.assignee : sent };
+  },
   createStatuses: [201],
   deleteStatuses: [204],
   displayKey: (raw) => String(raw),

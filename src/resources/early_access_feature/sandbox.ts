@@ -7,7 +7,8 @@
 //     flags are not supported for Early Access Features."). Without it the API makes a flag keyed
 //     by the slug of the name (rollout 0 %, creation_context early_access_features);
 //   - `name` (≤ 200) and `stage` are required; `documentation_url` a URL or blank; `payload` any
-//     JSON object, replaced whole;
+//     JSON object, replaced whole; `assignee` null or `{type: user | role, id}` of the project's
+//     organization (a new feature is assigned to its creator);
 //   - alpha, beta and general-availability write `feature_enrollment: true` into the flag's
 //     filters, the other stages (and a DELETE) remove it: the flag's version moves, its conditions
 //     do not;
@@ -99,6 +100,24 @@ function payloadOf(value: Json | undefined): JsonObject {
   return clone(value);
 }
 
+/** _validated_assignee_fields: null, or a user or role of the project's organization. */
+function assignee(state: SandboxState, project: number, value: Json): { assigned_user_id: number | null; assigned_role_id: string | null } {
+  if (value === null) return { assigned_user_id: null, assigned_role_id: null };
+  if (!isObject(value) || (value.type !== 'user' && value.type !== 'role') || value.id === undefined || value.id === null || value.id === '') {
+    throw validationError('assignee', 'Expected null or an object of shape {"type": "user" | "role", "id": ...}.', 'invalid_input');
+  }
+  const organization = state.projects.find((p) => p.id === project)?.organization;
+  if (value.type === 'user') {
+    const member = (state.memberships ?? []).some((m) => m.organization === organization && m.user_id === value.id);
+    if (!member) throw validationError('assignee', 'Assignee user does not belong to this organization.', 'invalid_input');
+    return { assigned_user_id: value.id as number, assigned_role_id: null };
+  }
+  if (!state.roles.some((r) => r.organization === organization && r.id === value.id)) {
+    throw validationError('assignee', 'Assignee role does not belong to this organization.', 'invalid_input');
+  }
+  return { assigned_user_id: null, assigned_role_id: String(value.id) };
+}
+
 export function createFeature(state: SandboxState, project: number, body: JsonObject): JsonObject {
   for (const field of ['name', 'stage']) if (body[field] === undefined) throw validationError(field, 'This field is required.', 'required');
   const fields = validatePartial(RULES, body);
@@ -115,6 +134,8 @@ export function createFeature(state: SandboxState, project: number, body: JsonOb
     id: uuidv7(), project, name: fields.name ?? '', description: fields.description ?? '', stage: fields.stage ?? 'draft',
     documentation_url: fields.documentation_url ?? '', payload: payloadOf(body.payload), feature_flag_id: flag.id,
     created_at: nowIso(), created_by: state.user.id,
+    // A new feature is assigned to its creator unless the request names someone.
+    ...('assignee' in body ? assignee(state, project, body.assignee ?? null) : { assigned_user_id: state.user.id, assigned_role_id: null }),
   };
   if (ACTIVE.includes(String(record.stage))) enroll(state, flag.id, record.stage);
   waitlist(state, record);
@@ -125,6 +146,7 @@ export function createFeature(state: SandboxState, project: number, body: JsonOb
 function updateFeature(state: SandboxState, record: JsonObject, body: JsonObject): void {
   const { feature_flag_id: _createOnly, ...fields } = validatePartial(RULES, body);
   if ('payload' in body) fields.payload = payloadOf(body.payload);
+  if ('assignee' in body) Object.assign(fields, assignee(state, record.project as number, body.assignee ?? null));
   const stage = fields.stage;
   if (stage !== undefined && stage !== record.stage) {
     const wasActive = ACTIVE.includes(String(record.stage));
@@ -146,7 +168,8 @@ function render(record: JsonObject, ctx: KindContext): JsonObject {
     payload: clone(record.payload ?? {}),
     created_at: record.created_at ?? null,
     created_by: clone(ctx.state.user),
-    assignee: { type: 'user', id: ctx.state.user.id },
+    assignee: typeof record.assigned_user_id === 'number' ? { type: 'user', id: record.assigned_user_id }
+      : typeof record.assigned_role_id === 'string' ? { type: 'role', id: record.assigned_role_id } : null,
     user_access_level: 'editor',
   };
 }
