@@ -156,6 +156,26 @@ describe('surveys as code', () => {
     expect(shown.stdout).toContain('feature_flag: new-checkout');
   });
 
+  it('a survey delete says it deletes the survey\'s flags; the flag a survey links is held, never pruned', async () => {
+    const nps = await surveyOf(222);
+    const internal = (nps.internal_targeting_flag as Rec).key as string;
+    const file = ws.write('absent.yaml', config(`projects:
+  - id: 222
+    surveys:
+      - name: NPS
+        ensure: absent
+  - id: 333
+prune: { feature_flags: true }
+`));
+    const planned = await ws.cli(['plan', file, '--format', 'json']);
+    expect(planned.code, planned.stderr).toBe(0);
+    const plan = JSON.parse(planned.stdout) as { changes: Array<{ address: string; action: string }>; unmanaged: Array<{ address: string; held_by?: Rec[] }>; warnings: string[] };
+    expect(plan.warnings.join('\n')).toContain(`survey:${ORG}/222/NPS: deleting a survey also deletes its internal flags (`);
+    expect(plan.warnings.join('\n')).toContain(internal);
+    expect(plan.changes.filter((c) => c.address.includes('new-checkout'))).toEqual([]);
+    expect(plan.unmanaged.find((u) => u.address === `feature_flag:${ORG}/333/new-checkout`)?.held_by).toEqual([expect.objectContaining({ kind: 'survey', name: 'NPS' })]);
+  });
+
   it('a text the API sanitises is a validate warning, applies, and plans empty (never endless drift)', async () => {
     const file = ws.write('html.yaml', config(`projects:
   - id: 222
