@@ -195,6 +195,24 @@ prune: { feature_flags: true }
     expect(again.code, again.stdout).toBe(0);
   });
 
+  it('a sampling start date once passed is never sent again', async () => {
+    const late = (date: string) => config(`projects:
+  - id: 222
+    surveys:
+      - name: Sampled
+        type: popover
+        questions: [ { type: open, question: Why? } ]
+        response_sampling_start_date: "${date}"
+`);
+    const file = ws.write('sampled.yaml', late('2099-01-01T00:00:00Z'));
+    expect((await ws.cli(['apply', file, '--auto-approve'])).code).toBe(0);
+    expect((await surveyOf(222, 'Sampled')).response_sampling_start_date).toBe('2099-01-01T00:00:00Z');
+    // The file now holds a date in the past (the API would refuse it): no change is planned.
+    ws.write('sampled.yaml', late('2020-01-01T00:00:00Z'));
+    const plan = await ws.cli(['plan', file, '--detailed-exitcode']);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+  });
+
   it('refuses offline, at its line, what the API would refuse', async () => {
     const file = ws.write('bad.yaml', config(`projects:
   - id: 222

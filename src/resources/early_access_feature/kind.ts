@@ -31,10 +31,16 @@ const schemaFields = lazy(() => ({
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** The flag's key: the identity, on a live record inside its `feature_flag` object. */
+/**
+ * The flag's key: the identity, on a live record inside its `feature_flag` object. A live feature
+ * whose flag is gone (the API answers null) is named by its id, so one such record never stops a
+ * plan: no file can declare it, so it is unmanaged.
+ */
 function flagKeyOf(entry: Readonly<Obj>): unknown {
   const flag = entry.feature_flag;
-  return isObj(flag) ? flag.key : flag;
+  if (isObj(flag)) return flag.key;
+  if ((flag === null || flag === undefined) && typeof entry.id === 'string' && 'stage' in entry) return `no-flag-${entry.id}`;
+  return flag;
 }
 
 /** The payload as the request carries it: the API's waitlist survey kept (it replaces the payload whole). */
