@@ -195,7 +195,7 @@ prune: { feature_flags: true }
     expect(again.code, again.stdout).toBe(0);
   });
 
-  it('a sampling start date once passed is never sent again', async () => {
+  it('a sampling start date once passed is never sent again; a linked insight is sent as linked_insight_id', async () => {
     const late = (date: string) => config(`projects:
   - id: 222
     surveys:
@@ -203,10 +203,12 @@ prune: { feature_flags: true }
         type: popover
         questions: [ { type: open, question: Why? } ]
         response_sampling_start_date: "${date}"
+        linked_insight: 7
 `);
     const file = ws.write('sampled.yaml', late('2099-01-01T00:00:00Z'));
     expect((await ws.cli(['apply', file, '--auto-approve'])).code).toBe(0);
     expect((await surveyOf(222, 'Sampled')).response_sampling_start_date).toBe('2099-01-01T00:00:00Z');
+    expect((await surveyOf(222, 'Sampled')).linked_insight_id).toBe(7);
     // The file now holds a date in the past (the API would refuse it): no change is planned.
     ws.write('sampled.yaml', late('2020-01-01T00:00:00Z'));
     const plan = await ws.cli(['plan', file, '--detailed-exitcode']);

@@ -5,6 +5,7 @@
 //   - `linked_flag_id` (write) reads back as the flag object `linked_flag`: the file's
 //     `linked_flag` is a flag by key ({ feature_flag: KEY }, declared or live), sent as
 //     `linked_flag_id` and read back as the flag's id (readAs);
+//   - `linked_insight_id` likewise: the file's `linked_insight` ({ insight: NAME }, or an id);
 //   - `targeting_flag_filters` is write-only and reads back inside `targeting_flag`: the file's
 //     `targeting` (the targeting flag's filters) compares with what the flag stores, rewritten as
 //     flags' filters are; conditions that roll out to everyone are refused by validate as the API
@@ -108,6 +109,7 @@ function request(values: Obj, live: Obj | undefined): Obj {
   const body: Obj = {};
   for (const [k, v] of Object.entries(values)) {
     if (k === 'linked_flag') body.linked_flag_id = v ?? null;
+    else if (k === 'linked_insight') body.linked_insight_id = v ?? null;
     else if (k === 'targeting') {
       if (v !== null && v !== undefined) body.targeting_flag_filters = v;
       else if (live) body.remove_targeting_flag = true;
@@ -122,6 +124,7 @@ function request(values: Obj, live: Obj | undefined): Obj {
 function readAs(record: LiveRecord): LiveRecord {
   const out: LiveRecord = { ...record };
   out.linked_flag = isObj(record.linked_flag) ? (record.linked_flag.id ?? null) : (record.linked_flag ?? null);
+  out.linked_insight = record.linked_insight_id ?? (isObj(record.linked_insight) ? (record.linked_insight.id ?? null) : (record.linked_insight ?? null));
   out.targeting = isObj(record.targeting_flag) ? (record.targeting_flag.filters ?? null) : (record.targeting ?? null);
   out.status = statusOf(record);
   const conditions = record.conditions;
@@ -236,10 +239,12 @@ export const survey: ResourceKind = {
   sandbox: () => import('./sandbox.js'),
   references: [
     { field: 'linked_flag', path: '', key: '', kind: 'feature_flag' },
+    // Resolved once an `insight` kind is registered; until then an id works and a name is a plan error.
+    { field: 'linked_insight', path: '', key: '', kind: 'insight' },
     { field: 'conditions', path: 'actions.values[]', key: 'id', kind: 'action' },
   ],
   unsetValues: {
-    description: '', conditions: null, appearance: null, linked_flag: null, targeting: null, archived: false, schedule: null,
+    description: '', conditions: null, appearance: null, linked_flag: null, linked_insight: null, targeting: null, archived: false, schedule: null,
     responses_limit: null, iteration_count: null, iteration_frequency_days: null, response_sampling_start_date: null,
     response_sampling_interval_type: null, response_sampling_interval: null, response_sampling_limit: null,
     enable_partial_responses: null, translations: null,
@@ -251,6 +256,7 @@ export const survey: ResourceKind = {
     translations: normalizeObject,
     targeting: (v) => (v === null || v === undefined ? null : normalizeFilters(v)),
     linked_flag: (v) => v ?? null,
+    linked_insight: (v) => v ?? null,
     response_sampling_start_date: normalizeDate,
   },
   comparedTogether: {

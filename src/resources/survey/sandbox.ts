@@ -62,6 +62,7 @@ const RULES: Readonly<Record<string, Rule>> = {
     return stringRule()(value, attr);
   },
   linked_flag_id: integerRule({ nullable: true }),
+  linked_insight_id: integerRule({ nullable: true }),
   targeting_flag_filters: untypedRule(),
   remove_targeting_flag: booleanRule({ nullable: true }),
   start_date: dateRule(),
@@ -215,7 +216,7 @@ export function createSurvey(state: SandboxState, project: number, body: JsonObj
   const fields = fieldsOf(state, project, body, undefined);
   const { targeting_flag_filters: targeting, remove_targeting_flag: _remove, ...stored } = fields;
   const record: JsonObject = {
-    id: uuidv7(), project, description: '', schedule: 'once', questions: [], conditions: null, appearance: null, linked_flag_id: null,
+    id: uuidv7(), project, description: '', schedule: 'once', questions: [], conditions: null, appearance: null, linked_flag_id: null, linked_insight_id: null,
     start_date: null, end_date: null, archived: false, responses_limit: null, iteration_count: null, iteration_frequency_days: null,
     response_sampling_start_date: null, response_sampling_interval_type: null, response_sampling_interval: null,
     response_sampling_limit: null, enable_partial_responses: false, translations: null, action_ids: [],
@@ -274,6 +275,7 @@ function render(record: JsonObject, ctx: KindContext): JsonObject {
     schedule: record.schedule ?? null,
     linked_flag: minimalFlag(state, record.linked_flag_id),
     linked_flag_id: record.linked_flag_id ?? null,
+    linked_insight_id: record.linked_insight_id ?? null,
     targeting_flag: minimalFlag(state, record.targeting_flag_id),
     internal_targeting_flag: minimalFlag(state, record.internal_targeting_flag_id),
     questions: clone(record.questions ?? []),
