@@ -114,8 +114,8 @@ describe('surveys as code', () => {
     const plan = JSON.parse(planned.stdout) as { changes: Array<{ address: string; fields: Array<{ path: string; after: unknown }> }>; warnings: string[] };
     expect(plan.changes.map((c) => c.address.replace(`${ORG}/`, ''))).toEqual(PROJECTS.map((p) => `survey:${p}/NPS`));
     // The plan shows the questions as they will be sent: each with the live id it keeps.
-    const after = plan.changes[0]?.fields.find((f) => f.path === 'questions')?.after as Rec[];
-    expect(after.map((q) => q.id)).toEqual(before.map((q) => q.id));
+    const shownAfter = plan.changes[0]?.fields.find((f) => f.path === 'questions')?.after as Rec[];
+    expect(shownAfter.map((q) => q.id)).toEqual(before.map((q) => q.id));
     expect(plan.warnings.join('\n')).toContain(`survey:${ORG}/222/NPS: questions[0] is declared without an id and takes the live question's id ${String(before[0]?.id)}`);
     expect((await ws.cli(['apply', file, '--auto-approve'])).code).toBe(0);
     const after = (await surveyOf(222)).questions as Rec[];
