@@ -37,11 +37,11 @@ describe('expectNoSecret (the check the rest of this file relies on)', () => {
 // 1. Every sandbox endpoint: 401 without a valid key, 403 naming the scope without it.
 // ---------------------------------------------------------------------------------------------
 
-const OBJECTS = ['project', 'organization', 'organization_member', 'access_control', 'feature_flag', 'activity_log', 'event_definition', 'cohort', 'action', 'hog_function', 'user'] as const;
+const OBJECTS = ['project', 'organization', 'organization_member', 'access_control', 'feature_flag', 'activity_log', 'event_definition', 'cohort', 'action', 'hog_function', 'survey', 'early_access_feature', 'user'] as const;
 type Scope = `${(typeof OBJECTS)[number]}:${'read' | 'write'}`;
 const SCOPES: Scope[] = OBJECTS.flatMap((o) => [`${o}:read`, `${o}:write`] as Scope[]);
 
-interface Ids { role: number; proxy: string; flag: number; approve: string; reject: string; definition: string; cohort: number; action: number; hog: string; roleMember: string; invite: string }
+interface Ids { role: number; proxy: string; flag: number; approve: string; reject: string; definition: string; cohort: number; action: number; hog: string; roleMember: string; invite: string; survey: string; feature: string }
 interface Endpoint {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** The sandbox route pattern it exercises (checked against the route table). */
@@ -149,6 +149,19 @@ const ENDPOINTS: Endpoint[] = [
   // Hog function templates (their inputs schemas), read with the functions' scope.
   { method: 'GET', pattern: '/api/projects/:project/hog_function_templates/', path: () => `/api/projects/${PROJECT}/hog_function_templates/`, scope: 'hog_function:read' },
   { method: 'GET', pattern: '/api/projects/:project/hog_function_templates/:template_id/', path: () => `/api/projects/${PROJECT}/hog_function_templates/template-webhook/`, scope: 'hog_function:read' },
+  // Surveys and early access features: hard DELETE.
+  ...([['surveys', 'survey', 'survey', { name: 'New survey', type: 'popover', questions: [{ type: 'open', question: 'Why?' }] }],
+    ['early_access_feature', 'early_access_feature', 'feature', { name: 'New feature', stage: 'draft' }]] as const).flatMap(([segment, kind, id, body]): Endpoint[] => {
+    const list = `/api/projects/${PROJECT}/${segment}/`;
+    const pattern = `/api/projects/:project/${segment}/`;
+    return [
+      { method: 'GET', pattern, path: () => list, scope: `${kind}:read` },
+      { method: 'POST', pattern, path: () => list, scope: `${kind}:write`, body },
+      { method: 'GET', pattern: `${pattern}:id/`, path: (ids) => `${list}${ids[id]}/`, scope: `${kind}:read` },
+      { method: 'PATCH', pattern: `${pattern}:id/`, path: (ids) => `${list}${ids[id]}/`, scope: `${kind}:write`, body: { description: 'x' } },
+      { method: 'DELETE', pattern: `${pattern}:id/`, path: (ids) => `${list}${ids[id]}/`, scope: `${kind}:write` },
+    ];
+  }),
   { method: 'GET', pattern: '/api/organizations/', path: () => '/api/organizations/', scope: 'organization:read' },
   { method: 'GET', pattern: '/api/organizations/:org/', path: () => `/api/organizations/${ORG}/`, scope: 'organization:read' },
   { method: 'GET', pattern: '/api/users/@me/', path: () => '/api/users/@me/', scope: 'user:read' },
@@ -190,6 +203,8 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
         cohorts: [{ name: 'Staff' }],
         actions: [{ name: 'Signed up', steps: [{ event: 'signed_up' }] }],
         hog_functions: [{ name: 'Hook', type: 'destination', template_id: 'template-webhook', inputs: { url: { value: 'https://hooks.example.com/x' } } }],
+        surveys: [{ name: 'Seeded survey', type: 'popover', questions: [{ type: 'open', question: 'Why?' }] }],
+        early_access_features: [{ name: 'Seeded feature', stage: 'draft' }],
       }],
       proxy_records: [{ domain: 'e.example.com', status: 'valid' }],
       roles: [{ name: 'Support', members: ['mia@example.com'] }],
@@ -217,6 +232,8 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
       hog: String((await first(`/api/projects/${PROJECT}/hog_functions/`)).id),
       roleMember: '',
       invite: String((await first(`/api/organizations/${ORG}/invites/`)).id),
+      survey: String((await first(`/api/projects/${PROJECT}/surveys/`)).id),
+      feature: String((await first(`/api/projects/${PROJECT}/early_access_feature/`)).id),
     };
     ids.roleMember = String((await first(`/api/organizations/${ORG}/roles/${ids.role}/role_memberships/`)).id);
     ids.approve = ((await admin.patch(`${flags}${ids.flag}/`, { active: false })).body as { change_request_id: string }).change_request_id;

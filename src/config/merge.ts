@@ -151,9 +151,11 @@ function itemOf(cx: FileContext, kind: ResourceKind, entry: Obj, pointer: string
       if ([...f.envPointers].some((p) => p === fp || p.startsWith(`${fp}/`))) interpolated.push(...interpolatedNames(kind, name, fp, f.envPointers));
     }
   }
+  const implied = ensure === 'present' && kind.impliedFields ? kind.impliedFields(kind.displayKey(raw)) : undefined;
+  if (implied) Object.assign(fields, implied);
   const pin = kind.idPin && (Number.isSafeInteger(entry[PIN]) || (typeof entry[PIN] === 'string' && entry[PIN] !== '')) ? entry[PIN] as string | number : undefined;
   const references = kind.references && ensure === 'present'
-    ? declaredReferences(kind, fields, (field) => childPointer(pointer, field), (p) => lazyPosition(f.file, f.map, p, 'value'), problems, cx.kinds) : [];
+    ? declaredReferences(kind, fields, (field) => (implied && field in implied ? identityPointer : childPointer(pointer, field)), (p) => lazyPosition(f.file, f.map, p, 'value'), problems, cx.kinds) : [];
   // Optional members are assigned only when present (not spread in): this runs for every declared item.
   const item: DesiredItem = { kind: kind.name, organization: orgId, project: at.project, key: kind.displayKey(raw), ensure, fields, interpolated, position: lazyPosition(f.file, f.map, identityPointer) };
   if (at.parent) item.parent = at.parent;

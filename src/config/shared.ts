@@ -327,7 +327,10 @@ function expandChildLists({ org, files }: OrgScope, parentsByKind: Map<ResourceK
               if (underEnv(f, fieldPointer)) interpolated.push(...interpolatedNames(kind, name, fieldPointer, f.envPointers));
             }
           }
+          const implied = ensure === 'present' && kind.impliedFields ? kind.impliedFields(key) : undefined;
+          if (implied) Object.assign(fields, implied);
           const pointerOf = (field: string) => {
+            if (implied && field in implied) return childPointer(pointer, kind.identityField);
             const override = overrides.get(target.key);
             return override && field in override.fields ? childPointer(override.pointer, field) : childPointer(pointer, field);
           };

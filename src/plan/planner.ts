@@ -301,6 +301,7 @@ export class PlanBuilder {
           continue;
         }
         if (prepared) change.execution.values = { ...change.execution.values, ...prepared.values };
+        if (kind.requestValues && change.change.action !== 'delete') change.execution.values = kind.requestValues(change.execution.values, companions);
         out.changes.push({ ...change, after: [...parentFirst, ...createdFirst, ...resolved.after] });
       }
     }
@@ -662,7 +663,9 @@ function diffItem(kind: ResourceKind, scope: Scope, address: string, item: Desir
     const sensitive = isSensitive(kind, item, path, record);
     const liveSecret = isLiveSecret(kind, item, path, record);
     // Shown by name where the files wrote a name, and live ids by name where the project knows them.
-    const written = item.fields[path] ?? after;
+    // As compared: what the kind fills in from the live value (a survey question's live id) shows as kept, not as removed.
+    const together = sensitive ? undefined : kind.comparedTogether?.[path];
+    const written = together ? together(item.fields[path] ?? after, record[path])[0] : item.fields[path] ?? after;
     const before = refs.liveByName(kind, scope, path, comparable(kind, path, record[path], written));
     fields.push({ path, before: shown(before, liveSecret), after: shown(comparable(kind, path, written, written), sensitive), sensitive,
       ...(sensitive && kind.writeOnlyFields?.includes(path) ? { write_only: true as const } : {}) });

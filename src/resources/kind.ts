@@ -89,6 +89,7 @@ export function keyInScope(scope: Scope, key: string): string {
  * number, or (`as: 'string'`) as its decimal string.
  */
 export interface ReferenceSite {
+  /** With `path` and `key` both '': the field's whole value is the reference (a survey's `linked_flag: { feature_flag: KEY }`). */
   field: string;
   path: string;
   when?: Readonly<Record<string, string>>;
@@ -442,6 +443,12 @@ export interface ResourceKind {
    * members): live items it leaves out are deleted, prune or not.
    */
   readonly wholeList?: boolean;
+  /**
+   * Optional: a create's or update's values as the request carries them, where the API takes ids
+   * the companions' answers give (an early access feature's assignee: an email as the user's id,
+   * a role's name as its id). The plan shows the values as the files write them.
+   */
+  requestValues?(values: Record<string, unknown>, companions: Companions): Record<string, unknown>;
   /** Lists the kind's hooks need beside its own (see CompanionRead). */
   companions?(scope: Scope): readonly CompanionRead[];
   /**
@@ -485,6 +492,12 @@ export interface ResourceKind {
    * without the item's id failed: nothing can refer to the item.
    */
   createdInPlace?: true;
+  /**
+   * Optional: fields an item holds because of its identity, added to what a file declares for a
+   * present item (an early access feature's flag, named by its key: `feature_flag_id` as
+   * `{ feature_flag: KEY }`, a reference resolved like any other, placed at the identity's line).
+   */
+  impliedFields?(key: string): Record<string, unknown>;
   /** Managed fields (everything writable but the identity), usually from the JSON Schema. */
   readonly fields: Readonly<Record<string, FieldSpec>>;
   /**
@@ -508,6 +521,12 @@ export interface ResourceKind {
   liveId(record: LiveRecord): string | number;
   /** What deleting one item also deletes, said on every planned delete of the kind (a role's memberships). */
   deleteNote?(record: LiveRecord | undefined): string;
+  /**
+   * Optional: a live record as the files see it, applied to every record read (list or GET):
+   * fields the API answers under another name or shape (a survey's `linked_flag` object as the
+   * flag's id, its `start_date`/`end_date` as its `status`). The record keeps its own fields too.
+   */
+  readAs?(record: LiveRecord): LiveRecord;
   /** Live records that represent deleted items (soft-deleted flags): absent for plan, drift, verify and export. */
   isGone(record: LiveRecord): boolean;
   createCall(scope: Scope, key: string, fields: Record<string, unknown>): HttpCall;

@@ -139,6 +139,8 @@ function groupsOf(sites: readonly ReferenceSite[]): SiteGroup[] {
  * declared item of a kind with sites, most of which hold nothing at any.
  */
 export function hitsOf(sites: readonly ReferenceSite[], field: string, value: unknown): SiteHit[] {
+  const whole = wholeHits(sites, field, value);
+  if (whole) return whole;
   if (value === null || typeof value !== 'object') return [];
   let bySite: SiteHit[][] | undefined;
   for (const group of groupsOf(sites)) {
@@ -160,6 +162,7 @@ export function hitsOf(sites: readonly ReferenceSite[], field: string, value: un
  * with sites; nearly all hold nothing, and are answered by the probe alone.
  */
 export function hitsIn(sites: readonly ReferenceSite[], fields: Readonly<Record<string, unknown>>): SiteHit[] {
+  for (const site of wholeSitesOf(sites)) if (fields[site.field] !== undefined && fields[site.field] !== null) return walkedHits(sites, fields);
   const groups = groupsOf(sites);
   for (let g = 0; g < groups.length; g++) {
     const group = groups[g] as SiteGroup;
@@ -177,6 +180,22 @@ function walkedHits(sites: readonly ReferenceSite[], fields: Readonly<Record<str
     for (const hit of hitsOf(sites, field, fields[field])) hits.push(hit);
   }
   return hits;
+}
+
+const wholeSites = new WeakMap<readonly ReferenceSite[], ReferenceSite[]>();
+
+/** Sites whose field's whole value is the reference (`path` and `key` both ''). */
+function wholeSitesOf(sites: readonly ReferenceSite[]): ReferenceSite[] {
+  let found = wholeSites.get(sites);
+  if (!found) wholeSites.set(sites, (found = sites.filter((s) => s.path === '' && s.key === '')));
+  return found;
+}
+
+/** What a whole-field site holds: the field's value itself (an id, or `{ KIND: NAME }`); undefined where the field has no such site. */
+function wholeHits(sites: readonly ReferenceSite[], field: string, value: unknown): SiteHit[] | undefined {
+  const site = wholeSitesOf(sites).find((s) => s.field === field);
+  if (!site) return undefined;
+  return value === undefined || value === null ? [] : [{ site, holder: { [field]: value }, path: [], value }];
 }
 
 function matchesWhen(obj: Obj, when: Readonly<Record<string, unknown>>): boolean {

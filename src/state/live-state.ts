@@ -185,7 +185,7 @@ function checkRecords(kind: ResourceKind, path: string, records: unknown[]): Liv
     const identity = identityOf(kind, r);
     if (typeof identity !== 'string' && typeof identity !== 'number') throw bad(`"${kind.identityField}" is missing or not a string`);
   });
-  return records as LiveRecord[];
+  return kind.readAs ? (records as LiveRecord[]).map((r) => (kind.readAs as (r: LiveRecord) => LiveRecord)(r)) : records as LiveRecord[];
 }
 
 const is404 = (err: unknown) => err instanceof HogsyncError && err.request?.status === 404;

@@ -23,7 +23,7 @@ import { describeFlagFilters } from './describe.js';
 import { dependencyCycle, flagOrder } from './order.js';
 import { flagDependencies, hasFlagDependency, normalizeFilters, normalizeTags, requestFilters, validateFlagEntry } from './rules.js';
 import type {
-  BlastRadius, HeldBy, HoldView, KindPort, LiveRecord, PreviewInput, PreviewResult, ResourceKind, Scope, ScopeCheck, ScopeView,
+  BlastRadius, HeldBy, HoldView, KindPort, LiveRecord, PreviewInput, PreviewResult, ReferredItem, ResourceKind, Scope, ScopeCheck, ScopeView,
 } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
 
@@ -98,7 +98,26 @@ export const featureFlag: ResourceKind = {
   explainFailure,
   heldBy: heldFlags,
   validateEntry: validateFlagEntry,
+  refusesReference: (from, target) => (from === 'early_access_feature' ? featureFlagRefusal(target) : undefined),
 };
+
+/**
+ * Why a flag cannot back an early access feature (EarlyAccessFeatureSerializerCreateOnly.validate):
+ * it has variants, or it is aggregated by a group type. Seen as the flag will be after the plan.
+ */
+function featureFlagRefusal(target: ReferredItem): string | undefined {
+  const filters = target.fields.filters;
+  if (filters === null || typeof filters !== 'object' || Array.isArray(filters)) return undefined;
+  const f = filters as Record<string, unknown>;
+  const multivariate = f.multivariate as { variants?: unknown } | null | undefined;
+  if (multivariate && Array.isArray(multivariate.variants) && multivariate.variants.length > 0) {
+    return `flag "${target.name}" is multivariate: the API refuses it for an early access feature ("Multivariate feature flags are not supported for Early Access Features."); an early access feature needs a boolean flag`;
+  }
+  if (f.aggregation_group_type_index !== undefined && f.aggregation_group_type_index !== null) {
+    return `flag "${target.name}" is group-based: the API refuses it for an early access feature ("Group-based feature flags are not supported for Early Access Features."); an early access feature needs a flag of persons`;
+  }
+  return undefined;
+}
 
 /** A change's values as the request carries them (numeric comparisons as strings). */
 function request(values: Record<string, unknown>): Record<string, unknown> {

@@ -14,12 +14,12 @@ import { ApiError, validationError } from '../../sandbox/errors.js';
 import { nowIso } from '../../sandbox/ids.js';
 import { clone, isObject, type Json, type JsonObject } from '../../sandbox/json.js';
 import type { ChangeRequestState, FeatureFlagState, ProjectState, SandboxState } from '../../sandbox/state.js';
-import type { SandboxModel } from '../../sandbox/kind-model.js';
+import { recordsOf, type SandboxModel } from '../../sandbox/kind-model.js';
 import { notFound } from '../../sandbox/errors.js';
 import { paginate } from '../../sandbox/pagination.js';
 import type { Handler, Reply, RequestContext } from '../../sandbox/router.js';
 import { projectOf } from '../../sandbox/routes/common.js';
-import { seedApply, seedList } from '../../sandbox/seed.js';
+import { seedApply, seedList } from '../../sandbox/seed-kit.js';
 import { blastRadius, evaluateFlag, toCondition, UnsupportedFilterError, type Person } from './sandbox-blast.js';
 import { gatedAction, holdForApproval, renderChangeRequest, seedApprovals } from './sandbox-approvals.js';
 import { decryptPayloads, dependencyIds, encryptPayloads, renderFilters, rewriteFilters } from './sandbox-filters.js';
@@ -105,12 +105,25 @@ export function renderFlag(state: SandboxState, f: FeatureFlagState): JsonObject
     ensure_experience_continuity: f.ensure_experience_continuity,
     experiment_set: experimentsOf(f).map((e) => e.id),
     ...(newerApi(state) ? { experiment_set_metadata: experimentsOf(f).map((e) => ({ id: e.id, name: e.name, is_running: e.running })) } : {}),
-    surveys: ((f.surveys as string[] | undefined) ?? []).map((name, i) => ({
-      id: ownerUuid(f, 'survey', i), name, description: '', type: 'popover', linked_flag_id: f.id, archived: false, start_date: null, end_date: null,
-    })),
-    features: (f.early_access_features ?? []).map((name, i) => ({
-      id: ownerUuid(f, 'feature', i), name, description: '', stage: 'beta', documentationUrl: '', flagKey: f.key,
-    })),
+    surveys: [
+      ...((f.surveys as string[] | undefined) ?? []).map((name, i) => ({
+        id: ownerUuid(f, 'survey', i), name, description: '', type: 'popover', linked_flag_id: f.id, archived: false, start_date: null, end_date: null,
+      })),
+      // Surveys of the survey model that link this flag (SurveyAPISerializer of surveys_linked_flag).
+      ...recordsOf(state, { collection: 'surveys' }).filter((s) => s.linked_flag_id === f.id).map((s) => ({
+        id: s.id ?? null, name: s.name ?? null, description: s.description ?? '', type: s.type ?? null, linked_flag_id: f.id,
+        archived: s.archived ?? false, start_date: s.start_date ?? null, end_date: s.end_date ?? null,
+      })),
+    ],
+    features: [
+      ...(f.early_access_features ?? []).map((name, i) => ({
+        id: ownerUuid(f, 'feature', i), name, description: '', stage: 'beta', documentationUrl: '', flagKey: f.key,
+      })),
+      // Early access features of the feature model on this flag (MinimalEarlyAccessFeatureSerializer).
+      ...featureRecords(state, f).map((e) => ({
+        id: e.id ?? null, name: e.name ?? '', description: e.description ?? '', stage: e.stage ?? 'draft', documentationUrl: e.documentation_url ?? '', flagKey: f.key,
+      })),
+    ],
     rollback_conditions: clone(f.rollback_conditions),
     performed_rollback: f.performed_rollback,
     can_edit: true,
@@ -163,6 +176,11 @@ function newerApi(state: SandboxState): boolean {
 /** A flag's experiments, also from state files that hold only their ids (then each is running). */
 export function experimentsOf(f: FeatureFlagState): Array<{ id: number; name: string; running: boolean }> {
   return (f.experiments as FeatureFlagState['experiments'] | undefined) ?? (f.experiment_ids ?? []).map((id) => ({ id, name: `Experiment ${id}`, running: true }));
+}
+
+/** The early access features of the feature model that use a flag (read by collection: the flag model imports no other kind). */
+function featureRecords(state: SandboxState, f: FeatureFlagState): JsonObject[] {
+  return recordsOf(state, { collection: 'early_access_features' }).filter((e) => e.feature_flag_id === f.id);
 }
 
 /** A stable UUID for a seeded early access feature or survey of a flag (the sandbox keeps no such items). */
@@ -261,7 +279,7 @@ function named(flags: FeatureFlagState[]): string {
 /** The refusals the real API's FeatureFlagSerializer.update makes before it writes anything. */
 function checkPreconditions(state: SandboxState, flag: FeatureFlagState, fields: JsonObject): void {
   if (fields.deleted === true && !flag.deleted) {
-    if ((flag.early_access_features ?? []).length > 0) {
+    if ((flag.early_access_features ?? []).length > 0 || featureRecords(state, flag).length > 0) {
       refuse('Cannot delete a feature flag that is in use with early access features. Please delete the early access feature before deleting the flag.');
     }
     const experiments = experimentsOf(flag);
