@@ -28,8 +28,8 @@ describe('sandbox kit', () => {
     const bare = await startSandbox({ port: 0 });
     const seeded = await startSandbox({ port: 0, seed: { organizations: [{ projects: [{ id: 7, name: 'Seeded', timezone: 'Europe/Paris' }] }] } });
     try {
-      expect(bare.store.state.projects.map((p) => [p.id, p.name])).toEqual([[12345, 'Web app'], [12346, 'Mobile app']]);
-      expect(seeded.store.state.projects.map((p) => [p.id, p.name, p.timezone])).toEqual([[7, 'Seeded', 'Europe/Paris']]);
+      expect(bare.store.snapshot().projects.map((p) => [p.id, p.name])).toEqual([[12345, 'Web app'], [12346, 'Mobile app']]);
+      expect(seeded.store.snapshot().projects.map((p) => [p.id, p.name, p.timezone])).toEqual([[7, 'Seeded', 'Europe/Paris']]);
       await expect(startSandbox({ port: 0, seed: { organizations: [{ projects: [{ nonsense: 1 }] }] } })).rejects.toThrow(/projects\[0\]\.nonsense: not a writable project field/);
     } finally {
       await bare.stop();

@@ -542,6 +542,19 @@ export interface ResourceKind {
    * at file:line:col. Must be cheap: it runs on every declared item of the kind.
    */
   validateEntry?(entry: Record<string, unknown>): EntryProblem[];
+  /**
+   * Keys that name a file whose text is another key's value (an insight's `sql_file` → `sql`):
+   * read when the files are loaded, relative to the file that names it.
+   */
+  readonly textFiles?: Readonly<Record<string, string>>;
+  /** Optional: an entry as the engine reads it, from shorthands the file may write (`sql:` for a HogQL chart's query). */
+  expand?(entry: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * Optional: whether a record of the kind's list is one of its items at all (an unnamed or
+   * unsaved insight is not): the others are dropped as the list is read, never matched,
+   * unmanaged or pruned.
+   */
+  listed?(record: LiveRecord): boolean;
   /** A failed change's message, explained for the user (what may hold a key the list did not show). */
   explainFailure?(action: 'create' | 'update' | 'delete', message: string, status: number | undefined): string | undefined;
   /**
