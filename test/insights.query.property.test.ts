@@ -68,7 +68,7 @@ describe('insight query comparison', () => {
   });
 
   it('the upgrade is visible in what the API answers: it is the normalisation that hides it', () => {
-    const q = { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ event: '$pageview' }, { id: 7 }] } };
+    const q: Json = { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ event: '$pageview' }, { id: 7 }] } };
     expect(upgradeQuery(q)).toEqual({ kind: 'InsightVizNode', version: 1, source: { kind: 'TrendsQuery', version: 4, series: [{ event: '$pageview', kind: 'EventsNode', version: 1 }, { id: 7, kind: 'ActionsNode', version: 1 }] } });
     expect(isDeepStrictEqual(upgradeQuery(q), q)).toBe(false);
   });

@@ -4,13 +4,14 @@
 // every PATCH saves; `basic=true` lists without results; reads upgrade stored queries and the
 // background job writes them back. One sandbox for the file: each case makes its own items.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JsonObject } from '../src/sandbox/json.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 import { api, DEFAULT_ORG, inProcessSandbox, stopAllSandboxes, type Api } from './support/sandbox.js';
 
 type Rec = Record<string, unknown>;
 const P = 12345;
 const I = `/api/projects/${P}/insights/`;
-const trends = (series: unknown[]) => ({ kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series } });
+const trends = (series: unknown[]): JsonObject => ({ kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series } }) as JsonObject;
 
 let sandbox: SandboxHandle;
 let c: Api;
@@ -22,7 +23,7 @@ beforeAll(async () => {
         projects: [{
           id: P,
           // Stored before the upgrade: kind-less series items, no version stamps.
-          insights: [{ name: 'Legacy', query: trends([{ event: '$pageview' }, { id: 3 }]) }, { name: 'Draft', saved: false, query: trends([]) }],
+          insights: [{ name: 'Legacy', query: trends([{ event: '$pageview' }, { id: 3 }]) }, { name: 'Draft', saved: false, query: trends([]) }] as JsonObject[],
         }],
       }],
     },

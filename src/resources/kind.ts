@@ -555,6 +555,18 @@ export interface ResourceKind {
    * unmanaged or pruned.
    */
   listed?(record: LiveRecord): boolean;
+  /**
+   * Optional, with abridgedList: only declared items that declare one of these fields are read
+   * in full (a dashboard's tiles, filters and variables: the list does not carry them).
+   */
+  readonly detailedFields?: readonly string[];
+  /**
+   * Optional: what a create or an update does after its own request succeeded, where the API
+   * takes the change by other requests too (a dashboard's tiles: insights put on it through their
+   * own `dashboards`, then layouts and text tiles). `record` is the write's answer; a failure
+   * fails the change.
+   */
+  afterWrite?(write: { action: 'create' | 'update'; scope: Scope; id: string | number; values: Record<string, unknown>; record: LiveRecord }, port: KindPort): Promise<void>;
   /** A failed change's message, explained for the user (what may hold a key the list did not show). */
   explainFailure?(action: 'create' | 'update' | 'delete', message: string, status: number | undefined): string | undefined;
   /**

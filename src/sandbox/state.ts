@@ -123,7 +123,7 @@ export interface FeatureFlagState extends JsonObject {
   has_encrypted_payloads: boolean | null;
   evaluation_runtime: string | null;
   creation_context: string;
-  usage_dashboard: number;
+  usage_dashboard: number | null;
   version: number;
   created_at: string;
   updated_at: string;

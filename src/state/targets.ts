@@ -53,7 +53,8 @@ export function plannedReads(desired: DesiredState, kinds: Kinds = KINDS): Colle
         // Kinds read one GET per declared item are listed too: the list names the unmanaged ones.
         if (kind.read === 'search') reads.push({ kind, scope, list: false, ids: [], searches: keys });
         else if (kind.abridgedList) {
-          const items = itemsIn(org, kind, scope);
+          const detailed = kind.detailedFields;
+          const items = itemsIn(org, kind, scope).filter((i) => !detailed || detailed.some((f) => f in i.fields));
           reads.push({ kind, scope, list: true, ids: [], details: [...items.map((i) => kind.matchKey(i.key)), ...items.flatMap((i) => (i.pin === undefined ? [] : [i.pin]))] });
         } else reads.push({ kind, scope, list: true, ids: keys });
       }
