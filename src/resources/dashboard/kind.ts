@@ -14,7 +14,7 @@
 import type { ChangeView, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
 import { normalizeTags } from '../tags.js';
-import { compareTiles, syncTiles } from './tiles.js';
+import { compareTiles, syncTiles, writtenTiles } from './tiles.js';
 
 const base = (s: Scope) => `/api/projects/${encodeURIComponent(String(s.project))}/dashboards/`;
 const insights = (s: Scope) => `/api/projects/${encodeURIComponent(String(s.project))}/insights/`;
@@ -73,9 +73,8 @@ export const dashboard: ResourceKind = {
   normalizers: { tags: normalizeTags },
   comparedTogether: { tiles: compareTiles },
   expand: expandTiles,
-  exported: (_record, data) => (Array.isArray(data.tiles)
-    ? { ...data, tiles: data.tiles.map((t) => (isObj(t) && isObj(t.insight) && typeof t.insight.insight === 'string' ? { ...t, insight: t.insight.insight } : t)) }
-    : data),
+  // Tiles as the file writes them: insights by name, text by text, the grid's numbers.
+  exported: (_record, data) => ('tiles' in data ? { ...data, tiles: writtenTiles(data.tiles) } : data),
   listed: (r) => typeof r.name === 'string' && r.name !== '' && r.creation_mode !== 'template' && r.creation_mode !== 'unlisted' && !/^Generated Dashboard: /.test(r.name),
   createStatuses: [201],
   deleteStatuses: [200],

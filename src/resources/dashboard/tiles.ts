@@ -121,3 +121,29 @@ export async function syncTiles(port: KindPort, paths: { dashboard: string; insi
   for (const t of liveTiles()) if (!isObj(t.insight) && !declaredKeys.has(tileKey(t))) entries.push({ id: t.id, deleted: true });
   if (entries.length > 0) await port.request('PATCH', paths.dashboard, { body: { tiles: entries } });
 }
+
+const sameBox = (a: Box | undefined, b: Box | undefined) => a !== undefined && b !== undefined && BOX_KEYS.every((k) => a[k] === b[k]);
+
+/**
+ * Live tiles as a file writes them: insight tiles by the insight's name, text tiles by their
+ * text, `layout` (the `sm` one), `layouts` only where the live `xs` is not the derived one, and
+ * display fields only where set.
+ */
+export function writtenTiles(live: unknown): Obj[] {
+  const tiles = (Array.isArray(live) ? live : []).filter((t): t is Obj => isObj(t) && t.deleted !== true);
+  const out = tiles.map((t) => {
+    const entry: Obj = isObj(t.insight) ? { insight: t.insight.name ?? t.insight.derived_name ?? t.insight.id } : { text: isObj(t.text) ? t.text.body : t.text };
+    const layouts = isObj(t.layouts) ? t.layouts : {};
+    const sm = box(layouts.sm);
+    if (sm) entry.layout = sm;
+    for (const f of ['color', 'show_description']) if (t[f] !== null && t[f] !== undefined) entry[f] = t[f];
+    return { entry, xs: box(layouts.xs) };
+  });
+  const derived = declaredLayouts(out.map((o) => o.entry));
+  return out.map(({ entry, xs }) => {
+    const wanted = derived.get(tileKey(entry));
+    if (!wanted || !xs || sameBox(wanted.xs, xs)) return entry;
+    const { layout, ...rest } = entry;
+    return { ...rest, layouts: { sm: layout, xs } };
+  });
+}

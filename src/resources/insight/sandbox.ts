@@ -125,7 +125,7 @@ function render(record: JsonObject, ctx: Pick<KindContext, 'state' | 'request'>,
   if (basic) return out;
   return {
     ...out, order: null, cache_target_age: null, next_allowed_client_refresh: null, result: null, hasMore: null, columns: null,
-    last_modified_by: clone(ctx.state.user), is_sample: false, effective_restriction_level: 21, effective_privilege_level: 37,
+    last_modified_by: clone(ctx.state.user), is_sample: record.is_sample ?? false, effective_restriction_level: 21, effective_privilege_level: 37,
     timezone: 'UTC', is_cached: false, query_status: null, hogql: null, types: null, alerts: [], last_viewed_at: null,
   };
 }
