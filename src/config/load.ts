@@ -83,8 +83,8 @@ export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = proce
     loaded.push({ file, data: interpolated.data, map, envPointers: new Set(interpolated.sources.keys()) });
   }
 
-  // Shorthands (an insight's `sql_file:`), once every file is valid: a file they name is read relative to it.
-  if (problems.length === 0) problems.push(...await expandShorthands(loaded, (path) => (source ? source.read(path) : readConfigFile(path, cwd))));
+  // Shorthands (an insight's `sql_file:`, a tile's insight by name): a file they name is read relative to it.
+  problems.push(...await expandShorthands(loaded, (path) => (source ? source.read(path) : readConfigFile(path, cwd))));
   const merged = mergeFiles(loaded);
   problems.push(...merged.problems, ...expandShared(loaded, merged.state));
   // References the referred items refuse (a flag targeting a behavioral cohort), where both are declared.

@@ -11,7 +11,7 @@
 //     for it is a plan error rather than a change that never converges;
 //   - dashboards the API makes on its own are never items (never unmanaged, pruned or changed):
 //     flag usage dashboards and other templates' "Generated Dashboard: …", and unlisted ones.
-import type { ChangeView, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
+import type { ChangeView, EntryProblem, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
 import { normalizeTags } from '../tags.js';
 import { compareTiles, syncTiles, writtenTiles } from './tiles.js';
@@ -51,6 +51,17 @@ function checkEmptyClears(view: ScopeView): ScopeCheck {
     }
   }
   return {};
+}
+
+/** A tile shows an insight or a text: one of them, never both. */
+function validateDashboardEntry(entry: Record<string, unknown>): EntryProblem[] {
+  if (!Array.isArray(entry.tiles)) return [];
+  return entry.tiles.flatMap((t, i): EntryProblem[] => {
+    if (!isObj(t)) return [];
+    if ('insight' in t && 'text' in t) return [{ path: ['tiles', i, 'text'], at: 'key', message: 'a tile shows an insight or a text, not both: make two tiles' }];
+    if (!('insight' in t) && !('text' in t)) return [{ path: ['tiles', i], message: 'a tile needs `insight` (an insight\'s name) or `text`' }];
+    return [];
+  });
 }
 
 export const dashboard: ResourceKind = {
@@ -97,5 +108,6 @@ export const dashboard: ResourceKind = {
     return tiled.slice(1).map((c, i) => [(tiled[i] as ChangeView).address, c.address] as [string, string]);
   },
   check: checkEmptyClears,
+  validateEntry: validateDashboardEntry,
   activity: { scopes: ['Dashboard'], log: 'parent' },
 };
