@@ -202,7 +202,7 @@ export const model: SandboxModel = {
     },
   }],
   contract: {
-    item: { name: 'Contract dashboard', description: 'Numbers', pinned: true },
+    item: { name: 'Contract dashboard', description: 'Numbers', pinned: true, filters: { date_from: '-7d' }, tiles: [{ text: 'Numbers exclude staff.', layout: { x: 0, y: 0, w: 6, h: 2 } }] },
     update: { tags: ['growth'] },
     drift: { description: 'Changed in the web app' },
   },

@@ -96,7 +96,7 @@ export async function syncTiles(port: KindPort, paths: { dashboard: string; insi
   const shown = new Set(liveTiles().filter((t) => isObj(t.insight)).map((t) => Number((t.insight as Obj).id)));
   const moves = [...[...wantedInsights].filter((id) => !shown.has(id)), ...[...shown].filter((id) => !wantedInsights.has(id))];
   for (const id of moves) {
-    const { body } = await port.request<Obj>('GET', `${paths.insight(id)}?include_dashboards=true`, { okStatuses: [200, 404] });
+    const { body } = await port.request<Obj>('GET', paths.insight(id), { okStatuses: [200, 404] });
     if (!isObj(body) || body.id === undefined) continue;
     const now = new Set(dashboardsOf(body));
     if (wantedInsights.has(id)) now.add(dashboardId);
