@@ -14,6 +14,7 @@
 import type { ChangeView, EntryProblem, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
 import { normalizeTags } from '../tags.js';
+import { describeTiles } from './grid.js';
 import { compareTiles, syncTiles, writtenTiles } from './tiles.js';
 
 const base = (s: Scope) => `/api/projects/${encodeURIComponent(String(s.project))}/dashboards/`;
@@ -107,6 +108,8 @@ export const dashboard: ResourceKind = {
     const tiled = changes.filter((c) => c.action !== 'delete' && 'tiles' in c.values);
     return tiled.slice(1).map((c, i) => [(tiled[i] as ChangeView).address, c.address] as [string, string]);
   },
+  // Tiles in a reviewer's words, with the grid drawn before and after (the JSON plan keeps the numbers).
+  describeField: (path, before, after) => (path === 'tiles' ? describeTiles(before, after) : undefined),
   check: checkEmptyClears,
   validateEntry: validateDashboardEntry,
   activity: { scopes: ['Dashboard'], log: 'parent' },
