@@ -91,6 +91,26 @@ describe('analytics as code (examples/analytics)', () => {
     expect((await clean(['drift', file])).stdout).toContain('No drift');
   });
 
+  it('show writes them as a file would; drift names who changed them, and drift --since reads them from the log', async () => {
+    const shown = parse((await clean(['show', `dashboard:${ORG}/3002/Growth`])).stdout) as { projects: Array<{ dashboards: Array<{ tiles: Rec[] }> }> };
+    expect(shown.projects[0]?.dashboards[0]?.tiles).toEqual(expect.arrayContaining([{ insight: 'Weekly signups', layout: { x: 0, y: 0, w: 6, h: 5 } }]));
+    const sql = parse((await clean(['show', `insight:${ORG}/3002/Revenue by plan`])).stdout) as { projects: Array<{ insights: Rec[] }> };
+    expect(sql.projects[0]?.insights[0]).toEqual({ name: 'Revenue by plan', sql: readFileSync(join(EXAMPLE, 'queries/revenue-by-plan.sql'), 'utf8') });
+
+    const board = await named(3002, 'dashboards', 'Growth');
+    const weekly = await named(3002, 'insights', 'Weekly signups');
+    expect((await http.patch(`/api/projects/3002/dashboards/${String(board.id)}/`, { pinned: false })).status).toBe(200);
+    expect((await http.patch(`/api/projects/3002/insights/${String(weekly.id)}/`, { description: 'edited by hand' })).status).toBe(200);
+    for (const args of [['drift', file, '--format', 'json'], ['drift', file, '--since', '1h', '--format', 'json']]) {
+      const drift = JSON.parse((await ws.cli(args)).stdout) as { changes: Array<{ address: string; fields: Array<{ path: string; attribution?: { by: string } }> }> };
+      expect(drift.changes.map((c) => [c.address.replace(`${ORG}/`, ''), c.fields.map((f) => [f.path, f.attribution?.by])])).toEqual([
+        ['insight:3002/Weekly signups', [['description', 'sandbox@hogsync.dev']]],
+        ['dashboard:3002/Growth', [['pinned', 'sandbox@hogsync.dev']]],
+      ]);
+    }
+    await clean(['apply', file, '--auto-approve']);
+  });
+
   it('never takes what the API made for an item, and flags hogsync creates get no usage dashboard', async () => {
     expect((await list(3001, 'dashboards')).map((d) => d.name)).toContain('Generated Dashboard: web-made Usage');
     const pruning = ws.write('prune.yaml', `${readFileSync(file, 'utf8')}\nprune: { dashboards: true, insights: true }\nfeature_flags:\n  - key: hogsync-made\n    projects: [dev]\n    filters: { groups: [ { rollout_percentage: 10 } ] }\n`);
@@ -130,6 +150,11 @@ describe('analytics as code (examples/analytics)', () => {
       ...PROJECTS.map((p) => ['update', `insight:${p}/Signups funnel`, ['name']]),
       ...PROJECTS.map((p) => ['update', `dashboard:${p}/Growth`, ['tiles']]),
     ]);
+    // The text plan draws the grid before and after: the tile that comes off is in the first only.
+    const text = (await clean(['plan', file])).stdout;
+    expect(text).toContain('- tile Daily active users (off the dashboard; an insight stays)');
+    expect(text.split('after:')[0]).toContain('+-Daily active users');
+    expect(text.split('after:')[1]?.split('~ dashboard')[0]).not.toContain('Daily active users');
     await clean(['apply', file, '--auto-approve']);
     for (const [i, p] of PROJECTS.entries()) {
       expect((await named(p, 'insights', 'Signups funnel')).id).toBe(before[i]);
