@@ -87,7 +87,9 @@ export const dashboard: ResourceKind = {
   expand: expandTiles,
   // Tiles as the file writes them: insights by name, text by text, the grid's numbers.
   exported: (_record, data) => ('tiles' in data ? { ...data, tiles: writtenTiles(data.tiles) } : data),
-  listed: (r) => typeof r.name === 'string' && r.name !== '' && r.creation_mode !== 'template' && r.creation_mode !== 'unlisted' && !/^Generated Dashboard: /.test(r.name),
+  // What the API made on its own: a template's "Generated Dashboard: …" (a flag's usage dashboard), and unlisted ones.
+  listed: (r) => typeof r.name === 'string' && r.name !== '' && r.creation_mode !== 'unlisted'
+    && !(r.creation_mode === 'template' && r.name.startsWith('Generated Dashboard: ')),
   createStatuses: [201],
   deleteStatuses: [200],
   displayKey: (raw) => String(raw),
