@@ -39,6 +39,8 @@ export const insight: ResourceKind = {
   parent: 'project',
   shared: true,
   read: 'list',
+  // Written by export only when --kind names it: every project's insights are a list under the insight throttle.
+  exportedByDefault: false,
   canCreate: true,
   renamable: true,
   idPin: true,
