@@ -83,6 +83,11 @@ describe('sandbox dashboards', () => {
     const usage = await ok('get', `${D}${String(made.usage_dashboard)}/`);
     expect(usage).toEqual(expect.objectContaining({ name: 'Generated Dashboard: with-usage Usage', creation_mode: 'template' }));
     expect((usage.tiles as unknown[]).length).toBe(2);
+    // Made by the flag's create, not logged as anyone's dashboard or insights.
+    const log = ((await ok('get', `/api/projects/${P}/activity_log/?limit=100`)).results as Rec[]).map((e) => `${String(e.scope)} ${String(e.item_id)}`);
+    expect(log).toContain(`FeatureFlag ${String(made.id)}`);
+    expect(log).not.toContain(`Dashboard ${String(made.usage_dashboard)}`);
+    for (const tile of usage.tiles as Array<{ insight: Rec }>) expect(log).not.toContain(`Insight ${String(tile.insight.id)}`);
     const bare = await ok('post', flags, { key: 'without-usage', filters: { groups: [{ rollout_percentage: 10 }] }, _should_create_usage_dashboard: false });
     expect(bare.usage_dashboard).toBeNull();
     expect(((await ok('get', D)).results as Rec[]).filter((d) => String(d.name).includes('without-usage'))).toEqual([]);

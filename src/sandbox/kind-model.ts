@@ -55,6 +55,8 @@ export interface ActivityModel {
   deletedFlag?: string;
   /** The record is a project: its entries show in its own log (team_id its id). */
   self?: boolean;
+  /** Records the API makes as a side effect of another write without logging them (a flag's usage dashboard): no `created` entry. */
+  silent?(record: JsonObject): boolean;
   /** Path parameters that name a record a write may change (default `id`). */
   touchParams?: readonly string[];
 }

@@ -163,7 +163,11 @@ export const model: SandboxModel = {
   delete: 'soft',
   softDelete: 'deleted',
   fields: {},
-  activity: { scope: 'Dashboard', name: (r) => String(r.name ?? ''), ignored: ['project', 'last_accessed_at', 'creation_mode'] },
+  activity: {
+    scope: 'Dashboard', name: (r) => String(r.name ?? ''), ignored: ['project', 'last_accessed_at', 'creation_mode'],
+    // A flag's usage dashboard is made by the flag's create, unlogged.
+    silent: (r) => r.creation_mode === 'template',
+  },
   hooks: {
     listReply: (ctx) => {
       const records = ctx.records().filter((r) => r.deleted !== true && r.creation_mode !== 'unlisted');

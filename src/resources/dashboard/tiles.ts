@@ -101,7 +101,8 @@ export async function syncTiles(port: KindPort, paths: { dashboard: string; insi
     const now = new Set(dashboardsOf(body));
     if (wantedInsights.has(id)) now.add(dashboardId);
     else now.delete(dashboardId);
-    await port.request('PATCH', paths.insight(id), { body: { dashboards: [...now] } });
+    // A 404: the insight was deleted meanwhile (its tiles with it), which is what taking it off wanted.
+    await port.request('PATCH', paths.insight(id), { body: { dashboards: [...now] }, okStatuses: [200, 404] });
   }
   if (moves.length > 0) record = (await port.request<LiveRecord>('GET', paths.dashboard)).body;
   const layouts = declaredLayouts(wanted);

@@ -176,7 +176,9 @@ export const model: SandboxModel = {
   activity: {
     scope: 'Insight',
     name: (r) => String(r.name ?? r.derived_name ?? ''),
-    ignored: ['project', 'short_id', 'last_modified_at', 'updated_at', 'derived_name'],
+    ignored: ['project', 'short_id', 'last_modified_at', 'updated_at', 'derived_name', 'is_sample'],
+    // A usage dashboard's sample insights are made by the flag's create, unlogged.
+    silent: (r) => r.is_sample === true,
   },
   hooks: {
     listReply: (ctx) => {
