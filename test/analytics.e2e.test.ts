@@ -86,8 +86,15 @@ describe('analytics as code (examples/analytics)', () => {
     expect(((await job.json()) as { rewritten: number }).rewritten).toBeGreaterThanOrEqual(12);
     const stored = (await named(3003, 'insights', 'Weekly signups')).query as Rec;
     expect(stored.version).toBe(1);
+    await fetch(new URL('/_sandbox/reset-stats/', sandbox.baseUrl), { method: 'POST' });
     const again = await ws.cli(['plan', file, '--detailed-exitcode']);
     expect(again.code, again.stdout).toBe(0);
+    // One basic=true insight list per project, never an insight GET; a dashboard GET only for the one declaring tiles.
+    const routes = ((await (await fetch(new URL('/_sandbox/stats/', sandbox.baseUrl))).json()) as { byRoute: Record<string, number> }).byRoute;
+    expect(routes['GET /api/projects/:project/insights/']).toBe(3);
+    expect(routes['GET /api/projects/:project/insights/:id/']).toBeUndefined();
+    expect(routes['GET /api/projects/:project/dashboards/']).toBe(3);
+    expect(routes['GET /api/projects/:project/dashboards/:id/']).toBe(3);
     expect((await clean(['drift', file])).stdout).toContain('No drift');
   });
 
