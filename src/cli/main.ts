@@ -173,7 +173,7 @@ With --since, changes the API does not log are not seen: run a full drift (witho
     .description('write the live workspace as configuration YAML')
     .option('--organization <org>', "the organization to export: its UUID, its slug or @current, as in files (default @current, the key owner's current one)")
     .option('--project <id>', 'export only this project (repeatable)', collect)
-    .option('--kind <key>', 'export only this kind, by its key in the files (repeatable): projects, roles, feature_flags, event_definitions, …; without it every kind but event_definitions', collect)
+    .option('--kind <key>', 'export only this kind, by its key in the files (repeatable, or comma-separated): projects, roles, feature_flags, insights, dashboards, event_definitions, …; without it every kind but event_definitions, insights and dashboards', collect)
     .option('--out <file>', 'write to a file instead of stdout')
     .option('--shared', 'declare flags that several projects hold once, at the top level, with per-project overrides')
     .option('--all-fields', 'also write fields that are web-app state (onboarding progress, primary dashboard, …)')

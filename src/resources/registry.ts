@@ -14,6 +14,8 @@ import { cohort } from './cohort/kind.js';
 import { featureFlag } from './feature_flag/kind.js';
 import { eventDefinition } from './event_definition/kind.js';
 import { hogFunction } from './hog_function/kind.js';
+import { insight } from './insight/kind.js';
+import { dashboard } from './dashboard/kind.js';
 import { survey } from './survey/kind.js';
 import { earlyAccessFeature } from './early_access_feature/kind.js';
 
@@ -21,9 +23,10 @@ import { earlyAccessFeature } from './early_access_feature/kind.js';
  * In the order plans list them and apply creates them; parents before their children, and kinds
  * referred to by name before the kinds that refer to them (members, then roles and their
  * memberships, then project access; actions, then cohorts, then flags; hog functions after actions;
- * surveys and early access features after the flags and actions they name).
+ * insights after the actions and cohorts their queries name, dashboards after the insights they
+ * show; surveys and early access features after the flags, actions and insights they name).
  */
-export const KINDS: readonly ResourceKind[] = [project, proxyRecord, member, role, roleMembership, access, action, cohort, featureFlag, hogFunction, survey, earlyAccessFeature, eventDefinition];
+export const KINDS: readonly ResourceKind[] = [project, proxyRecord, member, role, roleMembership, access, action, cohort, featureFlag, hogFunction, insight, dashboard, survey, earlyAccessFeature, eventDefinition];
 
 export type Kinds = readonly ResourceKind[];
 

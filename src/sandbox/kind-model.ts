@@ -55,6 +55,8 @@ export interface ActivityModel {
   deletedFlag?: string;
   /** The record is a project: its entries show in its own log (team_id its id). */
   self?: boolean;
+  /** Records the API makes as a side effect of another write without logging them (a flag's usage dashboard): no `created` entry. */
+  silent?(record: JsonObject): boolean;
   /** Path parameters that name a record a write may change (default `id`). */
   touchParams?: readonly string[];
 }
@@ -184,6 +186,8 @@ export interface SandboxModel {
   reachById?: boolean;
   /** The kind's generated contract test (see KindContract). */
   contract?: KindContract;
+  /** Sandbox-only jobs the kind runs on demand, served as POST /_sandbox/NAME/ (the API's background jobs: a stored query's rewrite). */
+  internal?: Readonly<Record<string, (state: SandboxState) => Json>>;
   /** Set by the one kind that is the project: how the kit's defaults and seeds make projects. */
   projects?: ProjectMaker;
 }
