@@ -60,6 +60,39 @@ const EXCLUDED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
     _create_in_folder: 'where the web app files a new function',
     icon_url: 'the web app\'s picture of the destination (the template\'s)',
   },
+  insight: {
+    _create_in_folder: 'where the web app files a new insight',
+    dashboards: 'the dashboards showing the insight: written from the dashboards\' tiles (by insight name), by hogsync itself',
+    derived_name: 'the name the web app derives for an unnamed insight (unnamed insights are never managed)',
+    order: 'the legacy order of an insight on a dashboard: layouts are managed through the dashboard\'s tiles',
+  },
+  dashboard: {
+    _create_in_folder: 'where the web app files a new dashboard',
+    breakdown_colors: 'the web app\'s colours of breakdown values: not managed yet',
+    data_color_theme_id: 'a colour theme of the web app: not managed yet',
+    delete_insights: 'an option of the delete, not a setting',
+    last_accessed_at: 'a timestamp the API sets',
+    last_refresh: 'a timestamp the API sets',
+    use_dashboard: 'create-time copy of another dashboard, not a setting',
+    use_template: 'create-time template, not a setting',
+  },
+  survey: {
+    _create_in_folder: 'where the web app files a new survey',
+    current_iteration: 'computed by the API from the iteration fields',
+    current_iteration_start_date: 'computed by the API from the iteration fields',
+    iteration_start_dates: 'computed by the API from the iteration fields',
+    start_date: 'written through `status` (running)',
+    end_date: 'written through `status` (stopped)',
+    linked_flag_id: 'written as `linked_flag`, the flag by key',
+    targeting_flag_filters: 'written as `targeting`',
+    targeting_flag_id: 'the targeting flag the API makes from `targeting`',
+    remove_targeting_flag: 'an instruction of one write (targeting removed), not a setting',
+    response_sampling_daily_limits: 'computed by the API from the sampling fields',
+  },
+  early_access_feature: {
+    _create_in_folder: 'where the web app files a new feature',
+    feature_flag_id: 'the identity: the flag, by key, sent by hogsync on create',
+  },
 };
 
 const ROLE_ID = '0190d1c4-6a1e-7c3d-8e4f-000000000001';
