@@ -186,8 +186,9 @@ Examples:
   $ hogsync export --organization 0190d1c4-… --all-fields --out everything.yaml
   $ hogsync export --organization 0190d1c4-… --kind feature_flags --kind event_definitions
   $ hogsync export --organization 0190d1c4-… --project 2001 --project 2002 --project 2003 --shared
-Event definitions are not exported without --kind (every one would be read): pass
---kind event_definitions (beside the other kinds you want) to export them.`)
+Event definitions are not exported without --kind (every one would be read), nor insights
+and dashboards (a dashboard's tiles take a GET that marks it viewed): pass --kind
+event_definitions, --kind insights,dashboards (beside the other kinds you want) to export them.`)
     .action(verb('export'));
 
   withCommon(program.command('show').argument('<addresses...>', 'items as --target names them: KIND:ORG/KEY, * matching anything'))
