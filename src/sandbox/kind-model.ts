@@ -127,6 +127,17 @@ export interface KindContract {
   remove?: { allow?: string } | false;
 }
 
+/**
+ * How the kit makes a project (the default workspace, a seed's projects) without importing the
+ * project kind: the project's model declares it.
+ */
+export interface ProjectMaker {
+  /** A new project with the API's defaults, as the state's API version stores it. */
+  make(state: SandboxState, id: number, organization: string, name: string): ProjectState;
+  /** A seed project's own fields (not other kinds' sections), checked as the API checks a PATCH, then stored. */
+  seedFields(state: SandboxState, project: ProjectState, fields: JsonObject, where: string, fail: (where: string, message: string) => never): void;
+}
+
 export interface SandboxModel {
   /** The kind it models (the ResourceKind's name). */
   kind: string;
@@ -166,6 +177,8 @@ export interface SandboxModel {
   reachById?: boolean;
   /** The kind's generated contract test (see KindContract). */
   contract?: KindContract;
+  /** Set by the one kind that is the project: how the kit's defaults and seeds make projects. */
+  projects?: ProjectMaker;
 }
 
 /** The records of a model in a state (created empty in a state written before the kind existed). */

@@ -19,7 +19,7 @@ import { notFound } from '../../sandbox/errors.js';
 import { paginate } from '../../sandbox/pagination.js';
 import type { Handler, Reply, RequestContext } from '../../sandbox/router.js';
 import { projectOf } from '../../sandbox/routes/common.js';
-import { seedApply, seedList } from '../../sandbox/seed.js';
+import { seedApply, seedList } from '../../sandbox/seed-kit.js';
 import { blastRadius, evaluateFlag, toCondition, UnsupportedFilterError, type Person } from './sandbox-blast.js';
 import { gatedAction, holdForApproval, renderChangeRequest, seedApprovals } from './sandbox-approvals.js';
 import { decryptPayloads, dependencyIds, encryptPayloads, renderFilters, rewriteFilters } from './sandbox-filters.js';
