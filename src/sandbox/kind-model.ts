@@ -7,6 +7,7 @@
 // records' place in the state file, the activity log's entries for every write (activity.ts),
 // and the kind's part of a seed (seed.ts).
 import { organizationOf, projectOf } from './routes/common.js';
+import { hasFeature } from './features.js';
 import { methodNotAllowed, notFound, validationError, type ApiError } from './errors.js';
 import { nowIso, uuidv7 } from './ids.js';
 import { clone, type Json, type JsonObject } from './json.js';
@@ -177,6 +178,8 @@ export interface SandboxModel {
   reachById?: boolean;
   /** The kind's generated contract test (see KindContract). */
   contract?: KindContract;
+  /** The organization's plan feature the kind needs (src/sandbox/features.ts): without it every path of the kind answers 404. */
+  feature?: string;
   /** Set by the one kind that is the project: how the kit's defaults and seeds make projects. */
   projects?: ProjectMaker;
 }
@@ -218,6 +221,8 @@ function contextOf(model: SandboxModel, request: RequestContext, state: SandboxS
       if (!parent) throw notFound();
     }
   }
+  // A kind of a plan feature the organization lacks is not served at all (the API's 404).
+  if (model.feature && !hasFeature(organization, model.feature)) throw notFound();
   const exists = model.hooks?.exists;
   const now = () => request.store.clock.now();
   const ctx: KindContext = {
