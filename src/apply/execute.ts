@@ -226,6 +226,13 @@ async function executeOne(change: Change, execution: Execution, api: ApiPort): P
     const created = change.action === 'create' && record && kind.created ? kind.created(record, execution.identity) : undefined;
     const outcome: ChangeOutcome = { ...base, status: 'applied', ...created?.fields };
     const id = change.action === 'create' && record ? liveIdOf(kind, record) : undefined;
+    // Calls that must follow this one (an experiment's lifecycle), each only once the one before succeeded.
+    const itemId = id ?? execution.id;
+    if (kind.followUps && change.action !== 'delete' && itemId !== null && itemId !== undefined) {
+      for (const next of kind.followUps(change.action, execution.scope, itemId, execution.values, execution.live)) {
+        await api.request(next.method, next.path, { body: next.body, okStatuses: [200, 201] });
+      }
+    }
     return { outcome, networkError: false, created: created?.notes, ...(id !== undefined ? { id } : {}) };
   } catch (err) {
     if (isRateLimitStop(err)) {

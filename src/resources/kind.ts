@@ -85,7 +85,8 @@ export function keyInScope(scope: Scope, key: string): string {
  * in `field`, at the objects `path` reaches (dotted steps below the field; `[]` steps into each
  * item of a list, `**` into every object at any depth), those whose keys hold the `when` values,
  * the value of `key` names an item of `kind` of the same project. The API writes that id as a
- * number, or (`as: 'string'`) as its decimal string.
+ * number, or (`as: 'string'`) as its decimal string. An empty `key` means the value the path
+ * reaches is itself the reference (an experiment's `holdout: { experiment_holdout: NAME }`).
  */
 export interface ReferenceSite {
   field: string;
@@ -513,6 +514,23 @@ export interface ResourceKind {
   completeValues?(values: Record<string, unknown>, live: LiveRecord | undefined): Record<string, unknown>;
   /** Pairs [before, after] of addresses among the kind's changes of one scope that apply must respect. */
   order?(changes: readonly ChangeView[]): Array<[string, string]>;
+  /**
+   * Optional: a record as the API answers it, in the files' terms (an experiment's variants, flag
+   * key and lifecycle status, which the API keeps elsewhere or only implies). Applied to every
+   * record read, listed or fetched, before anything compares or writes it.
+   */
+  fromApi?(record: LiveRecord): LiveRecord;
+  /**
+   * Optional: calls that must follow a create's or an update's own call, in order, once it
+   * succeeded (an experiment's launch/, pause/, end/): `id` is the item's (the create's answer).
+   * A failure among them fails the change; the plan of the next run resumes from what was done.
+   */
+  followUps?(action: 'create' | 'update', scope: Scope, id: string | number, values: Record<string, unknown>, live: LiveRecord | undefined): HttpCall[];
+  /**
+   * Optional: what a 404 or 403 on the kind's list means (the organization's plan lacks the
+   * feature): the plan is then an error naming the kind, before anything is sent.
+   */
+  readonly unavailable?: string;
   /** Plan-time checks of one scope: warnings, or an error for what the API would refuse. */
   check?(view: ScopeView): ScopeCheck;
   /**

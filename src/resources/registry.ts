@@ -16,13 +16,14 @@ import { eventDefinition } from './event_definition/kind.js';
 import { hogFunction } from './hog_function/kind.js';
 import { experimentHoldout } from './experiment_holdout/kind.js';
 import { experimentSavedMetric } from './experiment_saved_metric/kind.js';
+import { experiment } from './experiment/kind.js';
 
 /**
  * In the order plans list them and apply creates them; parents before their children, and kinds
  * referred to by name before the kinds that refer to them (members, then roles and their
  * memberships, then project access; actions, then cohorts, then flags; hog functions after actions).
  */
-export const KINDS: readonly ResourceKind[] = [project, proxyRecord, member, role, roleMembership, access, action, cohort, featureFlag, hogFunction, eventDefinition, experimentHoldout, experimentSavedMetric];
+export const KINDS: readonly ResourceKind[] = [project, proxyRecord, member, role, roleMembership, access, action, cohort, featureFlag, hogFunction, eventDefinition, experimentHoldout, experimentSavedMetric, experiment];
 
 export type Kinds = readonly ResourceKind[];
 

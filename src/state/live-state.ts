@@ -169,7 +169,7 @@ function checkRecords(kind: ResourceKind, path: string, records: unknown[]): Liv
     const identity = identityOf(kind, r);
     if (typeof identity !== 'string' && typeof identity !== 'number') throw bad(`"${kind.identityField}" is missing or not a string`);
   });
-  return records as LiveRecord[];
+  return kind.fromApi ? (records as LiveRecord[]).map((r) => (kind.fromApi as (r: LiveRecord) => LiveRecord)(r)) : records as LiveRecord[];
 }
 
 const is404 = (err: unknown) => err instanceof HogsyncError && err.request?.status === 404;
@@ -204,6 +204,10 @@ export async function listRecords(api: ApiPort, kind: ResourceKind, scope: Scope
     const full = await mapLimit(records, ABRIDGED_PARALLELISM, async (r) => (wanted && !wanted(r) ? r : getRecord(api, kind, scope, kind.liveId(r))));
     return full.filter((r): r is LiveRecord => r !== null);
   } catch (err) {
+    const status = err instanceof HogsyncError ? err.request?.status : undefined;
+    if (kind.unavailable && (status === 404 || status === 403)) {
+      throw new HogsyncError('config', `${kind.configKey}: ${kind.unavailable} (GET ${path} → ${status}); nothing was sent`, { cause: err });
+    }
     if (missingIsEmpty && is404(err)) return [];
     if (scope.project === null && is404(err)) throw new UnknownOrganization(scope.organization, err as HogsyncError);
     throw err;

@@ -1,0 +1,240 @@
+// Experiments end to end, through the real CLI against one sandbox: an experiment with a shared
+// holdout and a saved metric declared by name converges in draft, launches when the file says
+// `running`, pauses, ends with a conclusion and ships a variant, each step planned and applied
+// alone with the plan empty after; a backward move, a variant key change after launch and a
+// holdout change while running are refused with nothing sent; a holdout change names the
+// experiments whose flags it rewrites; the experiment's flag is held from prune and from
+// `feature_flags`; export round trip; a stop-and-archive that fails between its two calls
+// resumes; and where the organization has no experiments, the plan says so first.
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxHandle } from '../src/sandbox/server.js';
+import { faultyProxy } from './support/faulty-proxy.js';
+import { api, inProcessSandbox, stopAllSandboxes, type Api } from './support/sandbox.js';
+import { ORG, workspace, type Workspace } from './support/workspace.js';
+
+type Rec = Record<string, unknown>;
+const BASIC_ORG = '01900000-0000-7000-8000-0000000000b2';
+const PROJECT = 111;
+
+let sandbox: SandboxHandle;
+let ws: Workspace;
+let http: Api;
+
+beforeAll(async () => {
+  sandbox = await inProcessSandbox({
+    seed: {
+      organizations: [
+        { id: ORG, projects: [{ id: PROJECT, name: 'Web' }] },
+        { id: BASIC_ORG, name: 'Basic', features: ['tagging'], projects: [{ id: 222, name: 'Free' }] },
+      ],
+    },
+  });
+  ws = workspace(sandbox);
+  http = api(sandbox.baseUrl, sandbox.apiKey);
+});
+afterAll(async () => {
+  ws.remove();
+  await stopAllSandboxes();
+});
+
+interface Step { status?: string; extra?: string; holdout?: number; variants?: string; flags?: string; prune?: string }
+
+const file = (s: Step = {}) => `organization: ${ORG}
+projects:
+  - id: ${PROJECT}
+    actions:
+      - name: Purchased
+        steps: [ { event: purchase } ]
+    experiment_holdouts:
+      - name: Global holdout
+        filters: [ { properties: [], rollout_percentage: ${s.holdout ?? 5} } ]
+    experiment_saved_metrics:
+      - name: Pageviews
+        query: { kind: ExperimentMetric, metric_type: mean, source: { kind: EventsNode, event: $pageview } }
+        tags: [core]
+    experiments:
+      - name: Checkout redesign
+        description: New checkout
+        feature_flag: checkout-redesign
+        variants: ${s.variants ?? '[ { key: control, split_percent: 50 }, { key: test, split_percent: 50 } ]'}
+        holdout: { experiment_holdout: Global holdout }
+        saved_metrics: { primary: [ { experiment_saved_metric: Pageviews } ] }
+        metrics: [ { kind: ExperimentMetric, metric_type: funnel, series: [ { kind: EventsNode, event: checkout_started }, { kind: ActionsNode, id: { action: Purchased } } ] } ]
+        exposure_criteria: { exposure_config: { kind: ExperimentEventExposureConfig, event: $feature_flag_called, properties: [] } }
+        status: ${s.status ?? 'draft'}
+${s.extra ?? ''}${s.flags ?? ''}${s.prune ?? ''}`;
+
+async function experimentNamed(name: string): Promise<Rec | undefined> {
+  const read = async (q: string) => ((await http.get(`/api/projects/${PROJECT}/experiments/${q}`)).body as { results: Rec[] }).results;
+  return [...await read(''), ...await read('?archived=true')].find((e) => e.name === name);
+}
+async function flagOf(key: string): Promise<Rec> {
+  return ((await http.get(`/api/projects/${PROJECT}/feature_flags/?limit=1000`)).body as { results: Rec[] }).results.find((f) => f.key === key) as Rec;
+}
+const variantsOf = (flag: Rec) => ((flag.filters as Rec).multivariate as { variants: Rec[] }).variants.map((v) => [v.key, v.rollout_percentage]);
+
+interface PlanJson { changes: Array<{ address: string; action: string; fields: Array<{ path: string; before?: unknown; after?: unknown }> }>; unmanaged?: Array<{ address: string; held_by?: Rec[] }>; warnings?: string[] }
+
+/** Plans the file (JSON), applies it, and checks the plan is empty after. */
+async function step(content: string): Promise<PlanJson> {
+  const path = ws.write('hogsync.yaml', content);
+  const planned = await ws.cli(['plan', path, '--format', 'json']);
+  expect(planned.code, planned.stderr).toBe(0);
+  const applied = await ws.cli(['apply', path, '--auto-approve']);
+  expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+  const again = await ws.cli(['plan', path, '--detailed-exitcode']);
+  expect(again.code, again.stdout + again.stderr).toBe(0);
+  return JSON.parse(planned.stdout) as PlanJson;
+}
+
+/** A plan that is an error: its message, and the experiment as it was (nothing sent by apply either). */
+async function refused(content: string): Promise<string> {
+  const before = await experimentNamed('Checkout redesign');
+  const path = ws.write('refused.yaml', content);
+  const planned = await ws.cli(['plan', path]);
+  expect(planned.code).toBe(1);
+  const applied = await ws.cli(['apply', path, '--auto-approve']);
+  expect(applied.code).toBe(1);
+  expect(await experimentNamed('Checkout redesign')).toEqual(before);
+  return planned.stderr;
+}
+
+const changeOf = (plan: PlanJson, kind: string) => plan.changes.find((c) => c.address.startsWith(`${kind}:`));
+
+describe('experiments as code', () => {
+  it('converges in draft: the holdout, saved metric and action first, the experiment by their names, its flag made off', async () => {
+    const plan = await step(file());
+    expect(plan.changes.map((c) => `${c.action} ${c.address.replace(`${ORG}/`, '')}`)).toEqual([
+      `create action:${PROJECT}/Purchased`,
+      `create experiment_holdout:${PROJECT}/Global holdout`,
+      `create experiment_saved_metric:${PROJECT}/Pageviews`,
+      `create experiment:${PROJECT}/Checkout redesign`,
+    ]);
+    // The plan shows the references by name.
+    const created = changeOf(plan, 'experiment');
+    expect(created?.fields.find((f) => f.path === 'holdout')?.after).toEqual({ experiment_holdout: 'Global holdout' });
+    const e = await experimentNamed('Checkout redesign') as Rec;
+    expect(e.start_date).toBeNull();
+    expect((e.holdout as Rec).name).toBe('Global holdout');
+    expect((e.saved_metrics as Rec[]).map((m) => m.name)).toEqual(['Pageviews']);
+    // The API stamped the metric: never drift (the plan after apply was empty).
+    expect((e.metrics as Rec[])[0]).toHaveProperty('fingerprint');
+    expect((e.exposure_criteria as Rec).filterTestAccounts).toBe(true);
+    const flag = await flagOf('checkout-redesign');
+    expect(flag.active).toBe(false);
+    expect(flag.experiment_set).toEqual([e.id]);
+    expect(variantsOf(flag)).toEqual([['control', 50], ['test', 50]]);
+  });
+
+  it('launches when the file says running, and pauses', async () => {
+    const launched = await step(file({ status: 'running' }));
+    expect(launched.changes.map((c) => [c.address.split('/').at(-1), c.fields.map((f) => f.path)])).toEqual([['Checkout redesign', ['status']]]);
+    expect((await flagOf('checkout-redesign')).active).toBe(true);
+    expect((await experimentNamed('Checkout redesign'))?.start_date).not.toBeNull();
+    await step(file({ status: 'paused' }));
+    expect((await flagOf('checkout-redesign')).active).toBe(false);
+  });
+
+  it('refuses a backward move, a variant key change after launch and a holdout change while running, with nothing sent', async () => {
+    expect(await refused(file({ status: 'draft' }))).toContain('status moves forward only');
+    expect(await refused(file({ status: 'paused', variants: '[ { key: control }, { key: bigger-button } ]' }))).toContain('variant keys cannot change after launch');
+    const noHoldout = file({ status: 'paused' }).replace('        holdout: { experiment_holdout: Global holdout }\n', '        holdout: null\n');
+    expect(await refused(noHoldout)).toContain("a running experiment's holdout cannot change");
+    expect(await refused(file({ status: 'paused', extra: '        archived: true\n' }))).toContain('archived only once stopped');
+  });
+
+  it('names the experiments whose flags a holdout change rewrites, and rewrites them', async () => {
+    const path = ws.write('hogsync.yaml', file({ status: 'paused', holdout: 10 }));
+    const planned = await ws.cli(['plan', path]);
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stdout + planned.stderr).toContain('rewrites the holdout groups in the flags of experiment "Checkout redesign"');
+    await step(file({ status: 'paused', holdout: 10 }));
+    expect(((await flagOf('checkout-redesign')).filters as Rec).holdout).toMatchObject({ exclusion_percentage: 10 });
+  });
+
+  it('holds the experiment\'s flag from prune and from feature_flags', async () => {
+    const path = ws.write('prune.yaml', file({ status: 'paused', holdout: 10, prune: 'prune: { feature_flags: true }\n' }));
+    const planned = await ws.cli(['plan', path, '--format', 'json']);
+    expect(planned.code, planned.stderr).toBe(0);
+    const plan = JSON.parse(planned.stdout) as PlanJson;
+    expect(plan.changes).toEqual([]);
+    expect(plan.unmanaged?.find((u) => u.address.endsWith('/checkout-redesign'))?.held_by).toEqual([expect.objectContaining({ kind: 'experiment', name: 'Checkout redesign' })]);
+    const declared = file({ status: 'paused', holdout: 10, flags: '    feature_flags:\n      - key: checkout-redesign\n        active: true\n' });
+    expect(await refused(declared)).toContain('owned by experiment "Checkout redesign"');
+  });
+
+  it('ends with a conclusion, then ships a variant: shown as rewriting the flag for everyone', async () => {
+    const ended = await step(file({ status: 'stopped', holdout: 10, extra: '        conclusion: won\n        conclusion_comment: Clear winner\n' }));
+    expect(changeOf(ended, 'experiment')?.fields.map((f) => f.path).sort()).toEqual(['conclusion', 'conclusion_comment', 'status']);
+    const e = await experimentNamed('Checkout redesign') as Rec;
+    expect([e.conclusion, e.conclusion_comment, e.end_date !== null]).toEqual(['won', 'Clear winner', true]);
+
+    const shipFile = file({ status: 'stopped', holdout: 10, extra: '        conclusion: won\n        conclusion_comment: Clear winner\n        ship_variant: test\n' });
+    const text = await ws.cli(['plan', ws.write('hogsync.yaml', shipFile)]);
+    expect(text.stdout).toContain('serve this variant to everyone');
+    await step(shipFile);
+    expect(variantsOf(await flagOf('checkout-redesign'))).toEqual([['control', 0], ['test', 100]]);
+    expect(await refused(file({ status: 'running', holdout: 10 }))).toContain('status moves forward only');
+  });
+
+  it('exports the three kinds with references by name, and the export plans empty', async () => {
+    const out = ws.path('exported.yaml');
+    const exported = await ws.cli(['export', '--organization', ORG, '--kind', 'experiments,experiment_holdouts,experiment_saved_metrics,actions', '--out', out]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const doc = parse(readFileSync(out, 'utf8')) as { projects: Array<{ experiments: Rec[]; experiment_holdouts: Rec[]; experiment_saved_metrics: Rec[] }> };
+    const e = doc.projects[0]?.experiments[0] as Rec;
+    expect(e).toMatchObject({ name: 'Checkout redesign', feature_flag: 'checkout-redesign', status: 'stopped', ship_variant: 'test', holdout: { experiment_holdout: 'Global holdout' }, saved_metrics: { primary: [{ experiment_saved_metric: 'Pageviews' }] } });
+    expect(JSON.stringify(e.metrics)).toContain('{"action":"Purchased"}');
+    expect(JSON.stringify(doc)).not.toContain('fingerprint');
+    expect(doc.projects[0]?.experiment_holdouts[0]?.filters).toEqual([{ properties: [], rollout_percentage: 10 }]);
+    const replanned = await ws.cli(['plan', out, '--detailed-exitcode']);
+    expect(replanned.code, replanned.stdout + replanned.stderr).toBe(0);
+  });
+
+  it('stops and archives in two ordered calls; a failure between them leaves a plan that resumes', async () => {
+    const second = (status: string, extra = '') => `organization: ${ORG}
+projects:
+  - id: ${PROJECT}
+    experiments:
+      - name: Pricing page
+        feature_flag: pricing-page
+        variants: [ { key: control }, { key: cheaper } ]
+        status: ${status}
+${extra}`;
+    await step(second('running'));
+    const proxy = await faultyProxy(sandbox.baseUrl, (req) => (req.method === 'POST' && /\/archive\/$/.test(req.url ?? '') ? { status: 503, body: '{"detail":"unavailable"}' } : undefined));
+    const through = workspace({ baseUrl: proxy.baseUrl, apiKey: sandbox.apiKey });
+    try {
+      const path = through.write('hogsync.yaml', second('stopped', '        archived: true\n'));
+      const failed = await through.cli(['apply', path, '--auto-approve']);
+      expect(failed.code).not.toBe(0);
+    } finally {
+      await proxy.close();
+      through.remove();
+    }
+    const half = await experimentNamed('Pricing page') as Rec;
+    expect([half.end_date !== null, half.archived]).toEqual([true, false]);
+    const resumed = await step(second('stopped', '        archived: true\n'));
+    expect(resumed.changes.map((c) => c.fields.map((f) => f.path))).toEqual([['archived']]);
+    expect((await experimentNamed('Pricing page'))?.archived).toBe(true);
+    // Archived: read from the archived list, matched by name, never created again.
+    expect((await ws.cli(['plan', ws.write('hogsync.yaml', second('stopped', '        archived: true\n')), '--detailed-exitcode'])).code).toBe(0);
+  });
+
+  it('where the organization has no experiments, a file declaring them is one plan error naming the kind, before anything is sent', async () => {
+    const path = ws.write('basic.yaml', `organization: ${BASIC_ORG}
+projects:
+  - id: 222
+    experiments:
+      - name: Nope
+        feature_flag: nope
+        variants: [ { key: control }, { key: test } ]
+`);
+    const planned = await ws.cli(['plan', path]);
+    expect(planned.code).toBe(1);
+    expect(planned.stderr).toContain('experiments are not available here');
+    expect(planned.stderr.split('\n').filter((l) => l.startsWith('error')).length).toBeLessThanOrEqual(1);
+  });
+});
