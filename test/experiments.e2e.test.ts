@@ -25,6 +25,7 @@ let http: Api;
 beforeAll(async () => {
   sandbox = await inProcessSandbox({
     seed: {
+      users: [{ first_name: 'Alice', email: 'alice@example.com' }],
       organizations: [
         { id: ORG, projects: [{ id: PROJECT, name: 'Web' }] },
         { id: BASIC_ORG, name: 'Basic', features: ['tagging'], projects: [{ id: 222, name: 'Free' }] },
@@ -191,6 +192,18 @@ describe('experiments as code', () => {
     expect(doc.projects[0]?.experiment_holdouts[0]?.filters).toEqual([{ properties: [], rollout_percentage: 10 }]);
     const replanned = await ws.cli(['plan', out, '--detailed-exitcode']);
     expect(replanned.code, replanned.stdout + replanned.stderr).toBe(0);
+  });
+
+  it('drift --since names an experiment changed in the web app, and who changed it', async () => {
+    const e = await experimentNamed('Checkout redesign') as Rec;
+    const res = await fetch(`${sandbox.baseUrl}/_sandbox/web-edit/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: 'alice@example.com', method: 'PATCH', path: `/api/projects/${PROJECT}/experiments/${String(e.id)}/`, body: { description: 'Edited in the web app' } }) });
+    expect(res.status, await res.clone().text()).toBeLessThan(300);
+    const path = ws.write('hogsync.yaml', file({ status: 'stopped', holdout: 10, extra: '        conclusion: won\n        conclusion_comment: Clear winner\n        ship_variant: test\n' }));
+    const drift = await ws.cli(['drift', path, '--since', '1h']);
+    expect(drift.code, drift.stderr).toBe(2);
+    expect(drift.stdout).toContain(`~ experiment:${ORG}/${PROJECT}/Checkout redesign`);
+    expect(drift.stdout).toContain('changed by alice@example.com');
+    await step(file({ status: 'stopped', holdout: 10, extra: '        conclusion: won\n        conclusion_comment: Clear winner\n        ship_variant: test\n' }));
   });
 
   it('stops and archives in two ordered calls; a failure between them leaves a plan that resumes', async () => {
