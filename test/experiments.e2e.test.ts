@@ -182,7 +182,7 @@ describe('experiments as code', () => {
 
   it('exports the three kinds with references by name, and the export plans empty', async () => {
     const out = ws.path('exported.yaml');
-    const exported = await ws.cli(['export', '--organization', ORG, '--kind', 'experiments', '--kind', 'experiment_holdouts', '--kind', 'experiment_saved_metrics', '--kind', 'actions', '--out', out]);
+    const exported = await ws.cli(['export', '--organization', ORG, '--kind', 'experiments,experiment_holdouts,experiment_saved_metrics', '--kind', 'actions', '--out', out]);
     expect(exported.code, exported.stderr).toBe(0);
     const doc = parse(readFileSync(out, 'utf8')) as { projects: Array<{ experiments: Rec[]; experiment_holdouts: Rec[]; experiment_saved_metrics: Rec[] }> };
     const e = doc.projects[0]?.experiments[0] as Rec;
@@ -192,6 +192,10 @@ describe('experiments as code', () => {
     expect(doc.projects[0]?.experiment_holdouts[0]?.filters).toEqual([{ properties: [], rollout_percentage: 10 }]);
     const replanned = await ws.cli(['plan', out, '--detailed-exitcode']);
     expect(replanned.code, replanned.stdout + replanned.stderr).toBe(0);
+    // show writes one experiment as a file would.
+    const shown = await ws.cli(['show', `experiment:${ORG}/${PROJECT}/Checkout redesign`]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect((parse(shown.stdout) as { projects: Array<{ experiments: Rec[] }> }).projects[0]?.experiments[0]).toMatchObject({ holdout: { experiment_holdout: 'Global holdout' }, status: 'stopped' });
   });
 
   it('drift --since names an experiment changed in the web app, and who changed it', async () => {

@@ -230,8 +230,6 @@ export const experiment: ResourceKind = {
     saved_metrics: savedMetricsOf(r),
     status: statusOf(r),
     ship_variant: shippedOf(r),
-    // The flag's own record (for what holds it) stays readable beside its key.
-    feature_flag_record: r.feature_flag ?? null,
   }),
   createCall: (s, name, values) => {
     const { feature_flag: key, ...rest } = values;
@@ -248,9 +246,18 @@ export const experiment: ResourceKind = {
     }
     return {};
   },
+  // Settings the API filled only with its own keys say nothing (their keys are never compared).
+  exported: (_record, data) => Object.fromEntries(Object.entries(data).filter(([k, v]) => !((k === 'exposure_criteria' || k === 'stats_config') && isObj(v) && Object.keys(v).length === 0))),
   describeField(path, before, after) {
+    if (path === 'status' && typeof after === 'string') {
+      const from = typeof before === 'string' ? before : 'draft';
+      const calls = lifecycleCalls('', { status: after }, { status: from } as LiveRecord).map((c) => c.path.replace(/\/$/, ''));
+      const words: Record<string, string> = { launch: 'launch/ (its flag turns on, the experiment starts)', pause: 'pause/ (its flag turns off)', resume: 'resume/ (its flag turns on again)', end: 'end/ (results stop counting)' };
+      return [{ kind: 'text', sign: '~', text: `${from} → ${after}: ${calls.map((c) => words[c] ?? c).join(', then ') || 'no call'}` }];
+    }
+    if (path === 'archived' && after === true) return [{ kind: 'text', sign: '~', text: 'archive/ (the list hides it)' }];
     if (path === 'ship_variant' && typeof after === 'string') {
-      return [{ kind: 'text', sign: '~', text: `ship_variant: ships ${JSON.stringify(after)}: rewrites the flag to serve this variant to everyone (100%), and ends the experiment if it is running${before === null || before === undefined ? '' : ` (was ${JSON.stringify(before)})`}` }];
+      return [{ kind: 'text', sign: '~', text: `ships ${JSON.stringify(after)}: rewrites the flag to serve this variant to everyone (100%), and ends the experiment if it is running${before === null || before === undefined ? '' : ` (was ${JSON.stringify(before)})`}` }];
     }
     return undefined;
   },
