@@ -163,7 +163,13 @@ describe('experiments as code', () => {
     expect(plan.changes).toEqual([]);
     expect(plan.unmanaged?.find((u) => u.address.endsWith('/checkout-redesign'))?.held_by).toEqual([expect.objectContaining({ kind: 'experiment' })]);
     const declared = file({ status: 'paused', holdout: 10, flags: '    feature_flags:\n      - key: checkout-redesign\n        active: true\n' });
-    expect(await refused(declared)).toContain('the flag is owned by experiment');
+    // Declared beside the experiment in the files: a validate error at the flag's line, naming its owner.
+    const validated = await ws.cli(['validate', ws.write('refused.yaml', declared)]);
+    expect(validated.code).toBe(1);
+    expect(validated.stderr).toMatch(/refused\.yaml:\d+:\d+: .*checkout-redesign is owned by experiment "Checkout redesign"/);
+    // Declared alone: the live flag's experiment holds it from the edit.
+    const alone = `organization: ${ORG}\nprojects:\n  - id: ${PROJECT}\n    feature_flags:\n      - key: checkout-redesign\n        active: true\n`;
+    expect(await refused(alone)).toContain('the flag is owned by experiment');
   });
 
   it('ends with a conclusion, then ships a variant: shown as rewriting the flag for everyone', async () => {

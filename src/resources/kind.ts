@@ -515,6 +515,12 @@ export interface ResourceKind {
   /** Pairs [before, after] of addresses among the kind's changes of one scope that apply must respect. */
   order?(changes: readonly ChangeView[]): Array<[string, string]>;
   /**
+   * An item of another kind that each item owns, named by one of its fields (an experiment's
+   * `feature_flag`: the key of the flag it makes): the files may not also declare that item
+   * under its own kind (a validate error at its line, naming the owner).
+   */
+  readonly owns?: { field: string; kind: KindName };
+  /**
    * Optional: a record as the API answers it, in the files' terms (an experiment's variants, flag
    * key and lifecycle status, which the API keeps elsewhere or only implies). Applied to every
    * record read, listed or fetched, before anything compares or writes it.

@@ -208,6 +208,7 @@ export const experiment: ResourceKind = {
     exposure_criteria: ['filterTestAccounts'],
   },
   normalizers: { saved_metrics: normalizeSavedMetrics },
+  owns: { field: 'feature_flag', kind: 'feature_flag' },
   heldBack: {
     query: 'archived=true',
     holds: (r) => r.archived === true,
