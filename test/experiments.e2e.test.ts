@@ -259,5 +259,9 @@ projects:
     expect(planned.code).toBe(1);
     expect(planned.stderr).toContain('experiments are not available here');
     expect(planned.stderr.split('\n').filter((l) => l.startsWith('error')).length).toBeLessThanOrEqual(1);
+    // Exporting that organization's every kind still works: there is no experiment to write.
+    const exported = await ws.cli(['export', '--organization', BASIC_ORG]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).not.toContain('experiments:');
   });
 });

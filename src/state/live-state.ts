@@ -185,6 +185,14 @@ export class UnknownOrganization extends HogsyncError {
   }
 }
 
+/** A kind the API does not serve here (its list answered 404 or 403: a feature the organization lacks). */
+export class KindUnavailable extends HogsyncError {
+  constructor(readonly kind: ResourceKind, message: string, cause: unknown) {
+    super('config', message, { cause });
+    this.name = 'KindUnavailable';
+  }
+}
+
 /** Every record of a collection, checked; `missingIsEmpty`: a 404 means no collection (its parent is gone). */
 export async function listRecords(api: ApiPort, kind: ResourceKind, scope: Scope, missingIsEmpty = false, query?: string,
   wanted?: (record: LiveRecord) => boolean): Promise<LiveRecord[]> {
@@ -206,7 +214,7 @@ export async function listRecords(api: ApiPort, kind: ResourceKind, scope: Scope
   } catch (err) {
     const status = err instanceof HogsyncError ? err.request?.status : undefined;
     if (kind.unavailable && (status === 404 || status === 403)) {
-      throw new HogsyncError('config', `${kind.configKey}: ${kind.unavailable} (GET ${path} → ${status}); nothing was sent`, { cause: err });
+      throw new KindUnavailable(kind, `${kind.configKey}: ${kind.unavailable} (GET ${path} → ${status}); nothing was sent`, err);
     }
     if (missingIsEmpty && is404(err)) return [];
     if (scope.project === null && is404(err)) throw new UnknownOrganization(scope.organization, err as HogsyncError);
