@@ -233,6 +233,8 @@ ${extra}`;
       const path = through.write('hogsync.yaml', second('stopped', '        archived: true\n'));
       const failed = await through.cli(['apply', path, '--auto-approve']);
       expect(failed.code).not.toBe(0);
+      // The report says which call was made before the one that failed.
+      expect(failed.stdout + failed.stderr).toMatch(/after POST \/api\/projects\/111\/experiments\/\d+\/end\/: .*archive/);
     } finally {
       await proxy.close();
       through.remove();
