@@ -248,6 +248,32 @@ ${extra}`;
     expect((await ws.cli(['plan', ws.write('hogsync.yaml', second('stopped', '        archived: true\n')), '--detailed-exitcode'])).code).toBe(0);
   });
 
+  it('validate refuses what the API would, at file:line:col: a holdout share over 100, a saved metric of another kind, variants without one control', async () => {
+    const bad = ws.write('bad.yaml', `organization: ${ORG}
+projects:
+  - id: ${PROJECT}
+    experiment_holdouts:
+      - name: Too big
+        filters: [ { rollout_percentage: 150 } ]
+    experiment_saved_metrics:
+      - name: Wrong kind
+        query: { kind: TrendsQuery }
+    experiments:
+      - name: One variant
+        feature_flag: one
+        variants: [ { key: control } ]
+      - name: No control
+        feature_flag: no-control
+        variants: [ { key: a }, { key: b } ]
+`);
+    const r = await ws.cli(['validate', bad]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('bad.yaml:6:42: filters[0].rollout_percentage: must be at most 100');
+    expect(r.stderr).toContain('bad.yaml:9:24: query.kind: must be "ExperimentMetric", "ExperimentTrendsQuery" or "ExperimentFunnelsQuery"');
+    expect(r.stderr).toContain('bad.yaml:13:19: variants: must NOT have fewer than 2 items');
+    expect(r.stderr).toMatch(/bad\.yaml:16:\d+: variants: exactly one must be keyed control/);
+  });
+
   it('where the organization has no experiments, a file declaring them is one plan error naming the kind, before anything is sent', async () => {
     const path = ws.write('basic.yaml', `organization: ${BASIC_ORG}
 projects:

@@ -240,6 +240,19 @@ export const experiment: ResourceKind = {
   followUps: (action, s, id, values, live) => (action === 'create' ? lifecycleCalls(experiment.itemPath(s, id), values, undefined) : callsOf(s, id, values, live).slice(1)),
   deleteCall: (s, id) => ({ method: 'PATCH', path: experiment.itemPath(s, id), body: { deleted: true } }),
   activity: { scopes: ['Experiment'], log: 'parent' },
+  // What the schema cannot say of the variants: one keyed control (the API refuses the create otherwise), keys unique.
+  validateEntry(entry) {
+    const keys = list(entry.variants).map((v) => (isObj(v) ? v.key : undefined));
+    if (!Array.isArray(entry.variants) || keys.length < 2) return [];
+    const controls = keys.filter((k) => k === 'control').length;
+    if (controls !== 1) return [{ path: ['variants'], message: `exactly one must be keyed control (the API refuses an experiment without one: "Feature flag variants must contain a control variant"), found ${controls}` }];
+    const seen = new Set<unknown>();
+    for (const [i, k] of keys.entries()) {
+      if (seen.has(k)) return [{ path: ['variants', i, 'key'], message: `${JSON.stringify(k)} is already the key of another variant` }];
+      seen.add(k);
+    }
+    return [];
+  },
   check(view: ScopeView): ScopeCheck {
     for (const change of view.changes) {
       const why = refusal(change);
