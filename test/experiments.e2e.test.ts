@@ -208,6 +208,11 @@ describe('experiments as code', () => {
     const e = await experimentNamed('Checkout redesign') as Rec;
     const res = await fetch(`${sandbox.baseUrl}/_sandbox/web-edit/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: 'alice@example.com', method: 'PATCH', path: `/api/projects/${PROJECT}/experiments/${String(e.id)}/`, body: { description: 'Edited in the web app' } }) });
     expect(res.status, await res.clone().text()).toBeLessThan(300);
+    // The API logs holdouts under the experiments' scope, with their own ids: a newer holdout entry
+    // of the same id (the first of each) is not the experiment's.
+    const holdout = ((await http.get(`/api/projects/${PROJECT}/experiment_holdouts/`)).body as { results: Rec[] }).results[0] as Rec;
+    expect(holdout.id).toBe(e.id);
+    expect((await http.patch(`/api/projects/${PROJECT}/experiment_holdouts/${String(holdout.id)}/`, { description: 'Edited by the key' })).status).toBe(200);
     const path = ws.write('hogsync.yaml', file({ status: 'stopped', holdout: 10, extra: '        conclusion: won\n        conclusion_comment: Clear winner\n        ship_variant: test\n' }));
     const drift = await ws.cli(['drift', path, '--since', '1h']);
     expect(drift.code, drift.stderr).toBe(2);

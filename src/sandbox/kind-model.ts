@@ -58,6 +58,8 @@ export interface ActivityModel {
   self?: boolean;
   /** Path parameters that name a record a write may change (default `id`). */
   touchParams?: readonly string[];
+  /** The entry's `detail.type`, where the API logs several kinds under one scope (a holdout under `Experiment`: `holdout`); default null. */
+  type?: string;
 }
 
 /** What a kind's hooks see of one request. */

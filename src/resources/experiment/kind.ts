@@ -239,7 +239,7 @@ export const experiment: ResourceKind = {
   updateCall: (s, id, values, live) => callsOf(s, id, values, live)[0] as HttpCall,
   followUps: (action, s, id, values, live) => (action === 'create' ? lifecycleCalls(experiment.itemPath(s, id), values, undefined) : callsOf(s, id, values, live).slice(1)),
   deleteCall: (s, id) => ({ method: 'PATCH', path: experiment.itemPath(s, id), body: { deleted: true } }),
-  activity: { scopes: ['Experiment'], log: 'parent' },
+  activity: { scopes: ['Experiment'], log: 'parent', type: null },
   // What the schema cannot say of the variants: one keyed control (the API refuses the create otherwise), keys unique.
   validateEntry(entry) {
     const keys = list(entry.variants).map((v) => (isObj(v) ? v.key : undefined));

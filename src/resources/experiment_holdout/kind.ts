@@ -75,7 +75,7 @@ export const experimentHoldout: ResourceKind = {
   updateCall: (s, id, values) => ({ method: 'PATCH', path: experimentHoldout.itemPath(s, id), body: values }),
   deleteCall: (s, id) => ({ method: 'DELETE', path: experimentHoldout.itemPath(s, id) }),
   unavailable: 'experiment holdouts are not available here: the API answers experiments, holdouts and saved metrics only where the organization has its enterprise features',
-  activity: { scopes: ['Experiment'], log: 'parent' },
+  activity: { scopes: ['Experiment'], log: 'parent', type: 'holdout' },
   /** A change of a used holdout's groups rewrites its experiments' flags: say which, before anything is sent. */
   async preview(input, port) {
     if (input.action !== 'update' || !input.changed.some((p) => p === 'filters' || p.startsWith('filters.') || p.startsWith('filters['))) return undefined;

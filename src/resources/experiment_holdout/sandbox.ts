@@ -86,7 +86,7 @@ export const model: SandboxModel = {
     description: { rule: stringRule({ nullable: true, allowBlank: true }) },
     filters: { rule: filtersRule },
   },
-  activity: { scope: 'Experiment', name: (r) => String(r.name), ignored: ['project', 'created_by'] },
+  activity: { scope: 'Experiment', type: 'holdout', name: (r) => String(r.name), ignored: ['project', 'created_by'] },
   hooks: {
     createReply: (ctx) => ({ status: 201, body: render(createHoldout(ctx.state, ctx.project?.id as number, ctx.request.body), ctx) }),
     update: (record, changes, _body, ctx) => {

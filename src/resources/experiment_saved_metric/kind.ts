@@ -41,5 +41,5 @@ export const experimentSavedMetric: ResourceKind = {
   updateCall: (s, id, values) => ({ method: 'PATCH', path: experimentSavedMetric.itemPath(s, id), body: values }),
   deleteCall: (s, id) => ({ method: 'DELETE', path: experimentSavedMetric.itemPath(s, id) }),
   unavailable: 'experiment saved metrics are not available here: the API answers experiments, holdouts and saved metrics only where the organization has its enterprise features',
-  activity: { scopes: ['Experiment'], log: 'parent' },
+  activity: { scopes: ['Experiment'], log: 'parent', type: 'shared_metric' },
 };

@@ -72,7 +72,7 @@ export const model: SandboxModel = {
     query: { rule: queryRule },
     tags: { rule: tagsRule() },
   },
-  activity: { scope: 'Experiment', name: (r) => String(r.name), ignored: ['project', 'created_by'] },
+  activity: { scope: 'Experiment', type: 'shared_metric', name: (r) => String(r.name), ignored: ['project', 'created_by'] },
   hooks: {
     createReply: (ctx) => ({ status: 201, body: render(createSavedMetric(ctx.state, ctx.project?.id as number, ctx.request.body), ctx) }),
     update: (_record, changes) => { changes.updated_at = nowIso(); },
