@@ -1,9 +1,14 @@
-// The experiment kind's own rules, without a network: the lifecycle calls a planned change makes,
-// in order; every refusal of its plan check (each a rule of the real API, or a move back); the
-// record read in the files' terms (variants, flag key, status, shipped variant, saved metrics).
+// The experiment kind's own rules: the lifecycle calls a planned change makes, in order; every
+// refusal of its plan check (each a rule of the real API, or a move back); the record read in the
+// files' terms (variants, flag key, status, shipped variant, saved metrics); all offline but the
+// last, which sends each call to a sandbox and checks request and answer against the OpenAPI fixture.
 import { describe, expect, it } from 'vitest';
 import { experiment, lifecycleCalls } from '../src/resources/experiment/kind.js';
 import type { ChangeView, LiveRecord } from '../src/resources/kind.js';
+import { validateRequest, validateResponse } from './support/openapi.js';
+import { TOLERATED } from './support/openapi-tolerated.js';
+import { loadSandboxModels } from '../src/sandbox/models.js';
+import { inProcessSandbox, api, stopAllSandboxes } from './support/sandbox.js';
 
 const scope = { organization: 'org', project: 111 };
 const path = '/api/projects/111/experiments/7/';
@@ -71,5 +76,38 @@ describe('experiment plan refusals', () => {
     const shipped = live({ end_date: '2026-02-01T00:00:00Z', feature_flag: { key: 'checkout', active: true, filters: { multivariate: { variants: [{ key: 'control', rollout_percentage: 100 }, { key: 'test', rollout_percentage: 0 }] } } } });
     expect(errorOf(update({ ship_variant: 'test' }, shipped))).toContain('a shipped variant cannot be taken back');
     expect(errorOf(update({ conclusion: 'won' }))).toContain('a conclusion is set when the experiment stops');
+  });
+});
+
+/** Problems the contract tests tolerate on purpose (test/support/openapi-tolerated.ts), left out. */
+const untolerated = (method: string, path: string, problems: string[]) => problems.filter((p) => !TOLERATED.some((t) => t.where.test(`${method} ${path}`) && t.problem.test(p)));
+
+describe('experiment requests and answers against the OpenAPI fixture', () => {
+  it('every call a create or a lifecycle change sends is one the document takes, and the sandbox answers as it says', async () => {
+    await loadSandboxModels();
+    const sandbox = await inProcessSandbox({});
+    try {
+      const http = api(sandbox.baseUrl, sandbox.apiKey);
+      const project = 12345;
+      const s = { organization: 'org', project };
+      const values = { feature_flag: 'openapi-check', variants: [{ key: 'control', split_percent: 50 }, { key: 'test', split_percent: 50 }], description: 'x', metrics: [], exposure_criteria: { filterTestAccounts: false } };
+      const create = experiment.createCall(s, 'OpenAPI check', values);
+      expect(validateRequest(create.method, create.path, create.body)).toEqual([]);
+      const made = await http.call(create.method, create.path, create.body);
+      expect(untolerated(create.method, create.path, validateResponse(create.method, create.path, made.status, made.body))).toEqual([]);
+      const id = (made.body as { id: number }).id;
+      const steps: Array<Record<string, unknown>> = [{ status: 'running' }, { status: 'paused' }, { status: 'stopped', conclusion: 'won', conclusion_comment: 'ok' }, { ship_variant: 'test' }, { archived: true }];
+      for (const step of steps) {
+        const record = (experiment.fromApi as (r: LiveRecord) => LiveRecord)((await http.get(`${create.path}${id}/`)).body as LiveRecord);
+        for (const call of [experiment.updateCall(s, id, step, record), ...(experiment.followUps?.('update', s, id, step, record) ?? [])]) {
+          expect(validateRequest(call.method, call.path, call.body), call.path).toEqual([]);
+          const r = await http.call(call.method, call.path, call.body);
+          expect(r.status, JSON.stringify(r.body)).toBe(200);
+          expect(untolerated(call.method, call.path, validateResponse(call.method, call.path, r.status, r.body)), call.path).toEqual([]);
+        }
+      }
+    } finally {
+      await stopAllSandboxes();
+    }
   });
 });

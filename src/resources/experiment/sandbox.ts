@@ -212,7 +212,8 @@ function render(record: JsonObject, ctx: KindContext | { state: SandboxState }):
     id: record.id ?? null, name: record.name ?? null, description: record.description ?? null,
     start_date: record.start_date ?? null, end_date: record.end_date ?? null,
     feature_flag_key: record.feature_flag_key ?? null,
-    feature_flag: flag ? renderFlagMinimal(flag, state) : null,
+    // MinimalFeatureFlagSerializer, with the flag's evaluation tags (none here).
+    feature_flag: flag ? { ...renderFlagMinimal(flag, state), evaluation_tags: [] } : null,
     holdout: holdout ? { id: holdout.id ?? null, name: holdout.name ?? null, description: holdout.description ?? null, filters: clone(holdout.filters ?? []), created_by: clone(state.user), created_at: holdout.created_at ?? null, updated_at: holdout.updated_at ?? null } : null,
     holdout_id: record.holdout_id ?? null,
     exposure_cohort: null,
