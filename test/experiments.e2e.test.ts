@@ -251,6 +251,10 @@ ${extra}`;
     expect((await experimentNamed('Pricing page'))?.archived).toBe(true);
     // Archived: read from the archived list, matched by name, never created again.
     expect((await ws.cli(['plan', ws.write('hogsync.yaml', second('stopped', '        archived: true\n')), '--detailed-exitcode'])).code).toBe(0);
+    // Declared absent, the archived experiment is found in the archived list and deleted.
+    const gone = await step(second('stopped', '        ensure: absent\n'));
+    expect(gone.changes.map((c) => c.action)).toEqual(['delete']);
+    expect(await experimentNamed('Pricing page')).toBeUndefined();
   });
 
   it('validate refuses what the API would, at file:line:col: a holdout share over 100, a saved metric of another kind, variants without one control', async () => {
