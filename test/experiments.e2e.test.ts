@@ -283,6 +283,22 @@ projects:
     expect(r.stderr).toMatch(/bad\.yaml:16:\d+: variants: exactly one must be keyed control/);
   });
 
+  it('takes an existing flag only as the API allows, and says why when it does not', async () => {
+    expect((await http.post(`/api/projects/${PROJECT}/feature_flags/`, { key: 'plain-flag', filters: { groups: [{ properties: [], rollout_percentage: 100 }] } })).status).toBe(201);
+    const path = ws.write('adopt.yaml', `organization: ${ORG}
+projects:
+  - id: ${PROJECT}
+    experiments:
+      - name: On a plain flag
+        feature_flag: plain-flag
+        variants: [ { key: control }, { key: test } ]
+`);
+    const applied = await ws.cli(['apply', path, '--auto-approve']);
+    expect(applied.code).toBe(1);
+    expect(applied.stdout + applied.stderr).toContain('an experiment takes an existing flag only when it is multivariate with control as the first');
+    expect(await experimentNamed('On a plain flag')).toBeUndefined();
+  });
+
   it('where the organization has no experiments, a file declaring them is one plan error naming the kind, before anything is sent', async () => {
     const path = ws.write('basic.yaml', `organization: ${BASIC_ORG}
 projects:

@@ -240,6 +240,9 @@ export const experiment: ResourceKind = {
   followUps: (action, s, id, values, live) => (action === 'create' ? lifecycleCalls(experiment.itemPath(s, id), values, undefined) : callsOf(s, id, values, live).slice(1)),
   deleteCall: (s, id) => ({ method: 'PATCH', path: experiment.itemPath(s, id), body: { deleted: true } }),
   activity: { scopes: ['Experiment'], log: 'parent', type: null },
+  explainFailure: (op, message) => (op === 'create' && /not eligible for experiments|must have control as the first variant/i.test(message)
+    ? `${message} — a flag with this key exists: an experiment takes an existing flag only when it is multivariate with control as the first of 2 or more variants; give the experiment a new key, or make that flag so (not retried)`
+    : undefined),
   // What the schema cannot say of the variants: one keyed control (the API refuses the create otherwise), keys unique.
   validateEntry(entry) {
     const keys = list(entry.variants).map((v) => (isObj(v) ? v.key : undefined));
