@@ -27,7 +27,7 @@ beforeAll(async () => {
     seed: {
       users: [{ first_name: 'Alice', email: 'alice@example.com' }],
       organizations: [
-        { id: ORG, projects: [{ id: PROJECT, name: 'Web' }] },
+        { id: ORG, projects: [{ id: PROJECT, name: 'Web' }, { id: 112, name: 'Mobile' }] },
         { id: BASIC_ORG, name: 'Basic', features: ['tagging'], projects: [{ id: 222, name: 'Free' }] },
       ],
     },
@@ -281,6 +281,28 @@ projects:
     expect(r.stderr).toContain('bad.yaml:9:24: query.kind: must be "ExperimentMetric", "ExperimentTrendsQuery" or "ExperimentFunnelsQuery"');
     expect(r.stderr).toContain('bad.yaml:13:19: variants: must NOT have fewer than 2 items');
     expect(r.stderr).toMatch(/bad\.yaml:16:\d+: variants: exactly one must be keyed control/);
+  });
+
+  it('shares holdouts and saved metrics across projects with projects: and overrides:', async () => {
+    const path = ws.write('shared.yaml', `organization: ${ORG}
+projects:
+  - id: 112
+    alias: mobile
+experiment_saved_metrics:
+  - name: Sessions
+    projects: [mobile]
+    query: { kind: ExperimentMetric, metric_type: mean, source: { kind: EventsNode, event: $pageview } }
+experiment_holdouts:
+  - name: Mobile holdout
+    projects: [mobile]
+    filters: [ { rollout_percentage: 5 } ]
+    overrides: { mobile: { filters: [ { rollout_percentage: 15 } ] } }
+`);
+    const applied = await ws.cli(['apply', path, '--auto-approve']);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const holdouts = ((await http.get('/api/projects/112/experiment_holdouts/')).body as { results: Rec[] }).results;
+    expect(holdouts.map((h) => [h.name, (h.filters as Rec[])[0]?.rollout_percentage])).toEqual([['Mobile holdout', 15]]);
+    expect((await ws.cli(['plan', path, '--detailed-exitcode'])).code).toBe(0);
   });
 
   it('takes an existing flag only as the API allows, and says why when it does not', async () => {
