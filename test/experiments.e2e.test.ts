@@ -180,7 +180,7 @@ describe('experiments as code', () => {
 
     const shipFile = file({ status: 'stopped', holdout: 10, extra: '        conclusion: won\n        conclusion_comment: Clear winner\n        ship_variant: test\n' });
     const text = await ws.cli(['plan', ws.write('hogsync.yaml', shipFile)]);
-    expect(text.stdout).toContain('serve this variant to everyone');
+    expect(text.stdout).toContain('rewrites the flag for everyone it serves to this variant');
     await step(shipFile);
     expect(variantsOf(await flagOf('checkout-redesign'))).toEqual([['control', 0], ['test', 100]]);
     expect(await refused(file({ status: 'running', holdout: 10 }))).toContain('status moves forward only');

@@ -274,7 +274,7 @@ export const experiment: ResourceKind = {
     }
     if (path === 'archived' && after === true) return [{ kind: 'text', sign: '~', text: 'archive/ (the list hides it)' }];
     if (path === 'ship_variant' && typeof after === 'string') {
-      return [{ kind: 'text', sign: '~', text: `ships ${JSON.stringify(after)}: rewrites the flag to serve this variant to everyone (100%), and ends the experiment if it is running${before === null || before === undefined ? '' : ` (was ${JSON.stringify(before)})`}` }];
+      return [{ kind: 'text', sign: '~', text: `ships ${JSON.stringify(after)}: rewrites the flag for everyone it serves to this variant (100%, the others 0%), and ends the experiment if it is running${before === null || before === undefined ? '' : ` (was ${JSON.stringify(before)})`}` }];
     }
     return undefined;
   },
