@@ -17,6 +17,8 @@ import { ORG, workspace, type Workspace } from './support/workspace.js';
 type Rec = Record<string, unknown>;
 const BASIC_ORG = '01900000-0000-7000-8000-0000000000b2';
 const PROJECT = 111;
+/** A key with every scope but the experiments' (seeded). */
+const NO_EXPERIMENT_SCOPE = 'phx_no_experiment_scope_0000000000000000000000000000000';
 
 let sandbox: SandboxHandle;
 let ws: Workspace;
@@ -26,6 +28,7 @@ beforeAll(async () => {
   sandbox = await inProcessSandbox({
     seed: {
       users: [{ first_name: 'Alice', email: 'alice@example.com' }],
+      keys: [{ key: NO_EXPERIMENT_SCOPE, scopes: ['project:read', 'action:read', 'action:write', 'feature_flag:read', 'organization:read', 'activity_log:read'] }],
       organizations: [
         { id: ORG, projects: [{ id: PROJECT, name: 'Web' }, { id: 112, name: 'Mobile' }] },
         { id: BASIC_ORG, name: 'Basic', features: ['tagging'], projects: [{ id: 222, name: 'Free' }] },
@@ -334,6 +337,11 @@ projects:
     expect(planned.code).toBe(1);
     expect(planned.stderr).toContain('experiments are not available here');
     expect(planned.stderr.split('\n').filter((l) => l.startsWith('error')).length).toBeLessThanOrEqual(1);
+    // A key without the experiment scope is told so, not that the organization lacks experiments.
+    const withoutScope = await ws.cli(['plan', ws.write('scoped.yaml', file())], { HOGSYNC_API_KEY: NO_EXPERIMENT_SCOPE });
+    expect(withoutScope.code).toBe(1);
+    expect(withoutScope.stderr).toContain("experiment:read");
+    expect(withoutScope.stderr).not.toContain('not available here');
     // Exporting that organization's every kind still works: there is no experiment to write.
     const exported = await ws.cli(['export', '--organization', BASIC_ORG]);
     expect(exported.code, exported.stderr).toBe(0);

@@ -213,7 +213,9 @@ export async function listRecords(api: ApiPort, kind: ResourceKind, scope: Scope
     return full.filter((r): r is LiveRecord => r !== null);
   } catch (err) {
     const status = err instanceof HogsyncError ? err.request?.status : undefined;
-    if (kind.unavailable && (status === 404 || status === 403)) {
+    // A 403 naming a missing scope is the key's, not the organization's plan: it is said as such.
+    const missingScope = status === 403 && err instanceof HogsyncError && /scope/i.test(err.message);
+    if (kind.unavailable && (status === 404 || (status === 403 && !missingScope))) {
       throw new KindUnavailable(kind, `${kind.configKey}: ${kind.unavailable} (GET ${path} → ${status}); nothing was sent`, err);
     }
     if (missingIsEmpty && is404(err)) return [];
