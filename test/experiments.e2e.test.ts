@@ -187,6 +187,10 @@ describe('experiments as code', () => {
     await step(shipFile);
     expect(variantsOf(await flagOf('checkout-redesign'))).toEqual([['control', 0], ['test', 100]]);
     expect(await refused(file({ status: 'running', holdout: 10 }))).toContain('status moves forward only');
+    // Drift of such a file is drift (the experiment moved on), with the rule beside it, not an error.
+    const drift = await ws.cli(['drift', ws.write('refused.yaml', file({ status: 'running', holdout: 10 }))]);
+    expect(drift.code, drift.stderr).toBe(2);
+    expect(drift.stdout + drift.stderr).toContain('status moves forward only');
   });
 
   it('exports the three kinds with references by name, and the export plans empty', async () => {

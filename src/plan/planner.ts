@@ -348,6 +348,7 @@ export class PlanBuilder {
         gone: read.filter((r) => kind.isGone(r)),
         changes,
         ...(meta ? { meta } : {}),
+        purpose: this.options.kind ?? 'plan',
       });
       // Raised by finish(), in canonical order, not in the order collections happened to arrive.
       if (checked.error) out.error = new HogsyncError('config', checked.error, checked.errorAt ? { position: checked.errorAt as FilePosition } : undefined);

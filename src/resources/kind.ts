@@ -179,6 +179,11 @@ export interface ScopeView {
   changes: readonly ChangeView[];
   /** What the scope's list said besides its records (an organization's `max_proxy_records`), if anything. */
   meta?: Readonly<Record<string, unknown>>;
+  /**
+   * `drift`: the plan reports what differs and is never applied, so what apply would refuse (an
+   * experiment someone launched, which the file still calls a draft) is drift to show, not an error.
+   */
+  purpose?: 'plan' | 'drift';
 }
 
 export interface ScopeCheck {

@@ -257,11 +257,15 @@ export const experiment: ResourceKind = {
     return [];
   },
   check(view: ScopeView): ScopeCheck {
+    const warnings: string[] = [];
     for (const change of view.changes) {
       const why = refusal(change);
-      if (why) return { error: why, errorAt: view.items.find((i) => i.key === change.identity)?.position };
+      if (!why) continue;
+      // Drift shows what someone moved on (launched, ended) and says the file must follow it.
+      if (view.purpose === 'drift') warnings.push(`${why}: apply would refuse this; the file must move with it`);
+      else return { error: why, errorAt: view.items.find((i) => i.key === change.identity)?.position };
     }
-    return {};
+    return { warnings };
   },
   // Settings the API filled only with its own keys say nothing (their keys are never compared).
   exported: (_record, data) => Object.fromEntries(Object.entries(data).filter(([k, v]) => !((k === 'exposure_criteria' || k === 'stats_config') && isObj(v) && Object.keys(v).length === 0))),
