@@ -189,7 +189,7 @@ export const experiment: ResourceKind = {
   renamable: true,
   get fields() { return fields(); },
   sandbox: () => import('./sandbox.js'),
-  unsetValues: { description: null, type: 'product', holdout: null, metrics: [], metrics_secondary: [], exposure_criteria: null, stats_config: null, conclusion: null, conclusion_comment: null, ship_variant: null, archived: false, saved_metrics: { primary: [], secondary: [] } },
+  unsetValues: { description: null, type: 'product', variants: [], holdout: null, metrics: [], metrics_secondary: [], exposure_criteria: null, stats_config: null, conclusion: null, conclusion_comment: null, ship_variant: null, archived: false, saved_metrics: { primary: [], secondary: [] } },
   references: [
     { field: 'holdout', path: '', key: '', kind: 'experiment_holdout' },
     { field: 'saved_metrics', path: 'primary[]', key: '', kind: 'experiment_saved_metric' },
