@@ -74,6 +74,7 @@ describe('exportDocument', () => {
       { kind: 'project', count: 2 }, { kind: 'proxy_record', count: 2 }, { kind: 'member', count: 0 }, { kind: 'role', count: 2 },
       { kind: 'role_membership', count: 0 }, { kind: 'access', count: 0 }, { kind: 'action', count: 0 }, { kind: 'cohort', count: 0 }, { kind: 'feature_flag', count: 2 }, { kind: 'hog_function', count: 0 },
       { kind: 'survey', count: 0 }, { kind: 'early_access_feature', count: 0 },
+      { kind: 'experiment_holdout', count: 0 }, { kind: 'experiment_saved_metric', count: 0 }, { kind: 'experiment', count: 0 },
     ]);
     expect(result.warnings).toEqual([]);
     expect(result.variables).toEqual([]);

@@ -134,7 +134,7 @@ describe('export', () => {
     expect(first.stdout).toBe('');
     noSecret(first.text, first.stdout, first.stderr, stdout.stdout, stdout.stderr);
     expect(first.stderr).toContain(`export: set these environment variables before plan: ${VARIABLE}\n`);
-    expect(first.stderr).toContain('Exported 3 projects, 2 proxy records, 1 member, 3 roles, 0 role memberships, 0 access rules, 0 actions, 0 cohorts, 5 feature flags, 0 hog functions, 0 surveys, 0 early access features to x.yaml');
+    expect(first.stderr).toContain('Exported 3 projects, 2 proxy records, 1 member, 3 roles, 0 role memberships, 0 access rules, 0 actions, 0 cohorts, 5 feature flags, 0 hog functions, 0 surveys, 0 early access features, 0 experiment holdouts, 0 experiment saved metrics, 0 experiments to x.yaml');
 
     const lines = first.text.split('\n');
     // The modeline names this installation's schema by a path relative to the file: it exists.
@@ -165,8 +165,8 @@ describe('export', () => {
     const fields = Object.entries(schema.$defs.project.properties as Record<string, { 'x-config-only'?: boolean; 'x-ui-state'?: boolean; 'x-deprecated'?: string }>)
       .filter(([f, p]) => f !== 'ensure' && p['x-config-only'] !== true && p['x-ui-state'] !== true && p['x-deprecated'] === undefined)
       // Event definitions, insights and dashboards are exported only when --kind asks for them;
-      // this project holds no actions, cohorts, hog functions, surveys or early access features, so it has no such lists.
-      .filter(([f]) => !['access', 'event_definitions', 'insights', 'dashboards', 'actions', 'cohorts', 'hog_functions', 'surveys', 'early_access_features'].includes(f)).map(([f]) => f);
+      // this project holds no actions, cohorts, hog functions, surveys, early access features or experiments, so it has no such lists.
+      .filter(([f]) => !['access', 'event_definitions', 'insights', 'dashboards', 'actions', 'cohorts', 'hog_functions', 'surveys', 'early_access_features', 'experiment_holdouts', 'experiment_saved_metrics', 'experiments'].includes(f)).map(([f]) => f);
     expect(Object.keys(web)).toEqual(fields);
     expect(web).toMatchObject({
       id: 12345, timezone: 'Europe/Berlin', session_recording_minimum_duration_milliseconds: 2500, autocapture_opt_out: null,

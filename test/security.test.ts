@@ -37,11 +37,11 @@ describe('expectNoSecret (the check the rest of this file relies on)', () => {
 // 1. Every sandbox endpoint: 401 without a valid key, 403 naming the scope without it.
 // ---------------------------------------------------------------------------------------------
 
-const OBJECTS = ['project', 'organization', 'organization_member', 'access_control', 'feature_flag', 'activity_log', 'event_definition', 'cohort', 'action', 'hog_function', 'survey', 'early_access_feature', 'user', 'insight', 'dashboard'] as const;
+const OBJECTS = ['project', 'organization', 'organization_member', 'access_control', 'feature_flag', 'activity_log', 'event_definition', 'cohort', 'action', 'hog_function', 'survey', 'early_access_feature', 'user', 'insight', 'dashboard', 'experiment'] as const;
 type Scope = `${(typeof OBJECTS)[number]}:${'read' | 'write'}`;
 const SCOPES: Scope[] = OBJECTS.flatMap((o) => [`${o}:read`, `${o}:write`] as Scope[]);
 
-interface Ids { role: number; proxy: string; flag: number; approve: string; reject: string; definition: string; cohort: number; action: number; hog: string; roleMember: string; invite: string; survey: string; feature: string; insight: number; dashboard: number }
+interface Ids { role: number; proxy: string; flag: number; approve: string; reject: string; definition: string; cohort: number; action: number; hog: string; roleMember: string; invite: string; survey: string; feature: string; insight: number; dashboard: number; holdout?: number; metric?: number; experiment?: number }
 interface Endpoint {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** The sandbox route pattern it exercises (checked against the route table). */
@@ -58,6 +58,13 @@ const SEED_UUID = (n: number) => `0190d1c4-6a1e-7c3d-8e4f-${String(n).padStart(1
 const item = '/api/organizations/:org/projects/:id/';
 const projectPath = `/api/organizations/${ORG}/projects/${PROJECT}/`;
 const flags = `/api/projects/${PROJECT}/feature_flags/`;
+
+/** Bodies the API takes for a new item of each experiment collection. */
+const NEW_EXPERIMENT_ITEMS: Record<string, Record<string, unknown>> = {
+  experiment_holdouts: { filters: [{ rollout_percentage: 5 }] },
+  experiment_saved_metrics: { query: { kind: 'ExperimentMetric', metric_type: 'mean', source: { kind: 'EventsNode', event: '$pageview' } } },
+  experiments: { feature_flag_key: 'new-experiment', parameters: { feature_flag_variants: [{ key: 'control' }, { key: 'test' }] } },
+};
 
 // Scopes the reference fixes: project PATCH/DELETE write, proxy records and roles
 // organization:read/write, local_evaluation feature_flag:read. The others (project reads and
@@ -176,6 +183,21 @@ const ENDPOINTS: Endpoint[] = [
       { method: 'DELETE', pattern: `${pattern}:id/`, path: (ids) => `${list}${ids[kind]}/`, scope: `${kind}:write` },
     ];
   })),
+  // Experiments, their holdouts and saved metrics (hard DELETE; an experiment's answers 405), and the experiment's lifecycle actions.
+  ...(['experiment_holdouts', 'experiment_saved_metrics', 'experiments'] as const).flatMap((collection): Endpoint[] => {
+    const list = `/api/projects/${PROJECT}/${collection}/`;
+    const pattern = `/api/projects/:project/${collection}/`;
+    const id = (ids: Ids) => String(collection === 'experiments' ? ids.experiment : collection === 'experiment_holdouts' ? ids.holdout : ids.metric);
+    return [
+      { method: 'GET', pattern, path: () => list, scope: 'experiment:read' },
+      { method: 'POST', pattern, path: () => list, scope: 'experiment:write', body: { name: `New ${collection}`, ...NEW_EXPERIMENT_ITEMS[collection] } },
+      { method: 'GET', pattern: `${pattern}:id/`, path: (ids) => `${list}${id(ids)}/`, scope: 'experiment:read' },
+      { method: 'PATCH', pattern: `${pattern}:id/`, path: (ids) => `${list}${id(ids)}/`, scope: 'experiment:write', body: { description: 'x' } },
+      { method: 'DELETE', pattern: `${pattern}:id/`, path: (ids) => `${list}${id(ids)}/`, scope: 'experiment:write' },
+    ];
+  }),
+  ...['launch', 'pause', 'resume', 'end', 'ship_variant', 'archive', 'unarchive'].map((action): Endpoint => (
+    { method: 'POST', pattern: `/api/projects/:project/experiments/:id/${action}/`, path: (ids) => `/api/projects/${PROJECT}/experiments/${String(ids.experiment)}/${action}/`, scope: 'experiment:write', body: action === 'ship_variant' ? { variant_key: 'test' } : {} })),
   { method: 'GET', pattern: '/api/organizations/', path: () => '/api/organizations/', scope: 'organization:read' },
   { method: 'GET', pattern: '/api/organizations/:org/', path: () => `/api/organizations/${ORG}/`, scope: 'organization:read' },
   { method: 'GET', pattern: '/api/users/@me/', path: () => '/api/users/@me/', scope: 'user:read' },
@@ -221,6 +243,9 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
         early_access_features: [{ name: 'Seeded feature', stage: 'draft' }],
         insights: [{ name: 'Signups', query: { kind: 'HogQuery', code: 'return 1' } }],
         dashboards: [{ name: 'Growth', tiles: [{ insight: 'Signups' }] }],
+        experiment_holdouts: [{ name: 'Holdout', filters: [{ rollout_percentage: 5 }] }],
+        experiment_saved_metrics: [{ name: 'Views', query: { kind: 'ExperimentMetric', metric_type: 'mean', source: { kind: 'EventsNode', event: '$pageview' } } }],
+        experiments: [{ name: 'Test', feature_flag_key: 'test-experiment', parameters: { feature_flag_variants: [{ key: 'control' }, { key: 'test' }] } }],
       }],
       proxy_records: [{ domain: 'e.example.com', status: 'valid' }],
       roles: [{ name: 'Support', members: ['mia@example.com'] }],
@@ -246,6 +271,9 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
       cohort: (await first(`/api/projects/${PROJECT}/cohorts/`)).id as number,
       action: (await first(`/api/projects/${PROJECT}/actions/`)).id as number,
       hog: String((await first(`/api/projects/${PROJECT}/hog_functions/`)).id),
+      holdout: (await first(`/api/projects/${PROJECT}/experiment_holdouts/`)).id as number,
+      metric: (await first(`/api/projects/${PROJECT}/experiment_saved_metrics/`)).id as number,
+      experiment: (await first(`/api/projects/${PROJECT}/experiments/`)).id as number,
       roleMember: '',
       invite: String((await first(`/api/organizations/${ORG}/invites/`)).id),
       survey: String((await first(`/api/projects/${PROJECT}/surveys/`)).id),
@@ -298,7 +326,9 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
       const r = await api(sandbox.baseUrl, only[e.scope]).call(e.method, e.path(ids), e.body);
       // Flags, cohorts, actions, hog functions, insights and dashboards are deleted with PATCH {"deleted": true}, event definitions never: a DELETE answers 405 to a caller that may write.
       const softDeleted = ['feature_flag:write', 'event_definition:write', 'cohort:write', 'action:write', 'hog_function:write', 'insight:write', 'dashboard:write'];
-      const expected = e.method === 'DELETE' && softDeleted.includes(e.scope) ? [405] : [200, 201, 204];
+      // Experiments too (their holdouts and saved metrics are deleted by DELETE, with the same scope).
+      const soft = softDeleted.includes(e.scope) || e.pattern === '/api/projects/:project/experiments/:id/';
+      const expected = e.method === 'DELETE' && soft ? [405] : [200, 201, 204];
       expect({ endpoint: label(e), status: r.status }, JSON.stringify(r.body)).toEqual({ endpoint: label(e), status: expect.toBeOneOf(expected) });
     }
   });

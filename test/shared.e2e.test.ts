@@ -73,7 +73,7 @@ describe('examples/environments against the sandbox', () => {
     expect((await ws.cli(['apply', ...FILES, '--auto-approve'])).code).toBe(0);
     const exported = await ws.cli(['export', '--organization', ORG, '--project', '2001', '--project', '2002', '--project', '2003', '--shared', '--out', 'shared.yaml']);
     expect(exported.code).toBe(0);
-    expect(exported.stderr).toContain('Exported 3 projects, 0 proxy records, 1 member, 0 roles, 0 role memberships, 0 access rules, 0 actions, 0 cohorts, 9 feature flags, 0 hog functions, 0 surveys, 0 early access features to shared.yaml');
+    expect(exported.stderr).toContain('Exported 3 projects, 0 proxy records, 1 member, 0 roles, 0 role memberships, 0 access rules, 0 actions, 0 cohorts, 9 feature flags, 0 hog functions, 0 surveys, 0 early access features, 0 experiment holdouts, 0 experiment saved metrics, 0 experiments to shared.yaml');
     expectCanonical(readFileSync(ws.path('shared.yaml'), 'utf8'));
     const doc = parse(readFileSync(ws.path('shared.yaml'), 'utf8')) as { feature_flags: Record<string, unknown>[]; projects: { id: number; feature_flags?: { key: string }[] }[] };
     // Flags of one key in several projects are declared once; a flag only prod has stays under prod.

@@ -229,6 +229,8 @@ function callFor(change: Change, execution: Execution): HttpCall {
 async function executeOne(change: Change, execution: Execution, api: ApiPort): Promise<{ outcome: ChangeOutcome; networkError: boolean; created?: readonly string[]; stopped?: string; stoppedBudget?: string; error?: unknown; id?: string | number; waits?: boolean; noId?: boolean }> {
   const base = { address: change.address, action: change.action };
   const kind = execution.kind;
+  // The calls of a change with follow-ups that succeeded, for the report of one that fails among them.
+  const done: string[] = [];
   try {
     const call = callFor(change, execution);
     // A delete made by another method (a flag's PATCH deleted, an access rule's PUT null) may also answer 200.
@@ -250,7 +252,18 @@ async function executeOne(change: Change, execution: Execution, api: ApiPort): P
     if (kind.afterWrite && change.action !== 'delete' && record && writtenId !== undefined && writtenId !== null) {
       await kind.afterWrite({ action: change.action, scope: execution.scope, id: writtenId, values: execution.values, record }, api);
     }
-    return { outcome, networkError: false, created: created?.notes, ...(id !== undefined ? { id } : {}) };
+    // Calls that must follow this one (an experiment's lifecycle), each only once the one before succeeded.
+    const steps: string[] = [];
+    if (kind.followUps && change.action !== 'delete' && writtenId !== null && writtenId !== undefined) {
+      done.push(`${call.method} ${call.path}`);
+      for (const next of kind.followUps(change.action, execution.scope, writtenId, execution.values, execution.live)) {
+        await api.request(next.method, next.path, { body: next.body, okStatuses: [200, 201] });
+        done.push(`${next.method} ${next.path}`);
+        steps.push(`then ${next.method} ${next.path}`);
+      }
+    }
+    const notes = [...(created?.notes ?? []), ...steps];
+    return { outcome, networkError: false, ...(notes.length > 0 ? { created: notes } : {}), ...(id !== undefined ? { id } : {}) };
   } catch (err) {
     if (isRateLimitStop(err)) {
       // The API refused it (429) or it was never sent: not applied, and a later run applies it.
@@ -259,7 +272,10 @@ async function executeOne(change: Change, execution: Execution, api: ApiPort): P
     }
     const message = isHogsyncError(err) ? err.format() : err instanceof Error ? err.message : String(err);
     const status = isHogsyncError(err) ? err.request?.status : undefined;
-    const explained = kind.explainFailure?.(change.action, message, status) ?? message;
+    // Part of the change was made (an experiment ended, not yet archived): say what, and that the next plan resumes from there.
+    const after = done.length > 0 ? `after ${done.join(' and ')}: ` : '';
+    const resumes = done.length > 0 ? ' (what was done stays; plan again to see what is left)' : '';
+    const explained = `${after}${kind.explainFailure?.(change.action, message, status) ?? message}${resumes}`;
     const waits = kind.waitFor?.(change.action, message, status);
     const error = waits === undefined ? explained : `${explained} (${waits})`;
     return { outcome: { ...base, status: 'failed', error }, networkError: isHogsyncError(err) && err.code === 'network', error: err, waits: waits !== undefined };

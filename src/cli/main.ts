@@ -46,6 +46,11 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
+/** A repeatable option that also takes a comma-separated list (`--kind experiments,experiment_holdouts`). */
+function collectList(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), ...value.split(',').map((v) => v.trim()).filter((v) => v !== '')];
+}
+
 /** An option whose default help shows as written: commander quotes string defaults (`(default: "10")`). */
 function defaulted(flags: string, description: string, value: string): Option {
   return new Option(flags, description).default(value, value);
@@ -173,7 +178,7 @@ With --since, changes the API does not log are not seen: run a full drift (witho
     .description('write the live workspace as configuration YAML')
     .option('--organization <org>', "the organization to export: its UUID, its slug or @current, as in files (default @current, the key owner's current one)")
     .option('--project <id>', 'export only this project (repeatable)', collect)
-    .option('--kind <key>', 'export only this kind, by its key in the files (repeatable, or comma-separated): projects, roles, feature_flags, insights, dashboards, event_definitions, …; without it every kind but event_definitions, insights and dashboards', collect)
+    .option('--kind <key>', 'export only this kind, by its key in the files (repeatable, or comma-separated): projects, roles, feature_flags, insights, dashboards, event_definitions, …; without it every kind but event_definitions, insights and dashboards', collectList)
     .option('--out <file>', 'write to a file instead of stdout')
     .option('--shared', 'declare flags that several projects hold once, at the top level, with per-project overrides')
     .option('--all-fields', 'also write fields that are web-app state (onboarding progress, primary dashboard, …)')

@@ -12,6 +12,7 @@ import { ConfigErrors, sortProblems, type ConfigProblem } from './problems.js';
 import { checkEntries, checkSchema } from './validate-schema.js';
 import { refusedReferences } from './references.js';
 import { expandShorthands } from './expand.js';
+import { ownedTwice } from './owned.js';
 import { deprecatedFields } from './warnings.js';
 import { KINDS } from '../resources/registry.js';
 import { registerSecret } from '../util/secrets.js';
@@ -117,6 +118,8 @@ export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = proce
   problems.push(...merged.problems, ...expandShared(loaded, merged.state));
   // References the referred items refuse (a flag targeting a behavioral cohort), where both are declared.
   if (problems.length === 0) problems.push(...refusedReferences(merged.state));
+  // Items another declared item owns (an experiment's flag), declared again under their own kind.
+  if (problems.length === 0) problems.push(...ownedTwice(merged.state));
   if (problems.length > 0) throw new ConfigErrors(sortProblems(problems, files), sortProblems(warnings, files));
   registerSensitiveValues(merged.state.organizations);
   return { ...merged.state, sources: files, ...(warnings.length > 0 ? { warnings: sortProblems(warnings, files) } : {}) };

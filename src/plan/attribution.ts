@@ -20,7 +20,12 @@ export interface ActivityEntry {
   is_system?: unknown;
   activity?: unknown;
   created_at?: unknown;
-  detail?: { changes?: unknown; name?: unknown } | null;
+  detail?: { changes?: unknown; name?: unknown; type?: unknown } | null;
+}
+
+/** Whether an entry is of the kind's (ActivitySpec.type: holdouts logged under the experiments' scope say so). */
+export function entryOfKind(spec: { type?: string | null }, entry: ActivityEntry): boolean {
+  return spec.type === undefined || (entry.detail?.type ?? null) === spec.type;
 }
 
 function actor(entry: ActivityEntry): string | undefined {

@@ -147,7 +147,8 @@ export class PlanBuilder {
   /**
    * The collections of a unit whose held-back records (archived flags) must be read before it is
    * planned: those where a declared item has no live match in the default list, so the plan would
-   * create it (a held-back record may hold its key). Asked before planning, so nothing is planned twice.
+   * create it (a held-back record may hold its key), or take it for absent already (an archived
+   * item declared absent is deleted). Asked before planning, so nothing is planned twice.
    */
   heldBackNeeds(unit: PlanUnit, live: LiveState): Array<{ kind: ResourceKind; scope: Scope }> {
     const state = this.orgs.get(unit.organization);
@@ -157,7 +158,8 @@ export class PlanBuilder {
       // Every project's flags pass here: one set of keys, without the arrays between.
       const keys = new Set<string>();
       for (const r of live.find(kind, scope) ?? []) if (!kind.isGone(r)) keys.add(kind.matchKey(kind.displayKey(identityOf(kind, r))));
-      return itemsIn(state.org, kind, scope).some((item) => item.ensure === 'present' && item.pin === undefined && !keys.has(kind.matchKey(item.key))
+      // Absent ones too: an archived item declared absent is deleted like any other.
+      return itemsIn(state.org, kind, scope).some((item) => item.pin === undefined && !keys.has(kind.matchKey(item.key))
         && (item.renamedFrom === undefined || !keys.has(kind.matchKey(item.renamedFrom)))
         && (!this.targets || this.targets.matches(addressOf(kind.name, state.org.id, keyInScope(scope, item.key)))));
     });
@@ -356,6 +358,7 @@ export class PlanBuilder {
         gone: read.filter((r) => kind.isGone(r)),
         changes,
         ...(meta ? { meta } : {}),
+        purpose: this.options.kind ?? 'plan',
       });
       // Raised by finish(), in canonical order, not in the order collections happened to arrive.
       if (checked.error) out.errors.push(new HogsyncError('config', checked.error, checked.errorAt ? { position: checked.errorAt as FilePosition } : undefined));

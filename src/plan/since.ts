@@ -6,7 +6,7 @@
 import type { DesiredOrganization, DesiredState } from '../config/model.js';
 import { identityOf, changesLogged, keyInScope, parentKeyOf, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import type { Kinds } from '../resources/registry.js';
-import { attributeItem, attributionTime, type ActivityEntry, type FoundAttributions, type Attribution } from './attribution.js';
+import { attributeItem, attributionTime, entryOfKind, type ActivityEntry, type FoundAttributions, type Attribution } from './attribution.js';
 import type { LiveState } from './live.js';
 import { Matcher } from './planner.js';
 import { itemsIn, plannedScopes } from './scopes.js';
@@ -100,7 +100,7 @@ export function feedNeeds(desired: DesiredState, kinds: Kinds): FeedNeeds[] {
 function entriesIn(feed: ChangeFeed, org: DesiredOrganization, kind: ResourceKind, scope: Scope): FeedEntry[] {
   const spec = kind.activity;
   if (!spec) return [];
-  return feed.entries.filter((e) => e.organization === org.id && spec.scopes.includes(e.scope)
+  return feed.entries.filter((e) => e.organization === org.id && spec.scopes.includes(e.scope) && entryOfKind(spec, e.entry)
     && (spec.log !== 'parent' || scope.parent !== undefined || e.project === scope.project));
 }
 
@@ -256,7 +256,7 @@ export function feedAttributions(changes: readonly Change[], executions: Readonl
     const execution = executions.get(change.address);
     if (!kind || !spec || !execution) continue;
     const entries = feed.entries
-      .filter((e) => e.organization === change.organization && spec.scopes.includes(e.scope) && (spec.log !== 'parent' || e.project === change.project)
+      .filter((e) => e.organization === change.organization && spec.scopes.includes(e.scope) && entryOfKind(spec, e.entry) && (spec.log !== 'parent' || e.project === change.project)
         && (execution.id === null || e.itemId === String(execution.id)))
       .map((e) => e.entry);
     const byField = attributeItem(change, kind, execution.id, execution.identity, entries);

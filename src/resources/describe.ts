@@ -24,4 +24,10 @@ export interface ActivitySpec {
    * show in every project's log).
    */
   log: 'parent' | 'self' | 'organization';
+  /**
+   * Where the API logs several kinds under one scope (holdouts and saved metrics under
+   * `Experiment`), the entries' `detail.type` that are this kind's (null: entries without one).
+   * Absent: every entry of the scopes.
+   */
+  type?: string | null;
 }

@@ -86,7 +86,8 @@ export function keyInScope(scope: Scope, key: string): string {
  * in `field`, at the objects `path` reaches (dotted steps below the field; `[]` steps into each
  * item of a list, `**` into every object at any depth), those whose keys hold the `when` values,
  * the value of `key` names an item of `kind` of the same project. The API writes that id as a
- * number, or (`as: 'string'`) as its decimal string.
+ * number, or (`as: 'string'`) as its decimal string. An empty `key` means the value the path
+ * reaches is itself the reference (an experiment's `holdout: { experiment_holdout: NAME }`).
  */
 export interface ReferenceSite {
   /** With `path` and `key` both '': the field's whole value is the reference (a survey's `linked_flag: { feature_flag: KEY }`). */
@@ -205,6 +206,11 @@ export interface ScopeView {
   changes: readonly ChangeView[];
   /** What the scope's list said besides its records (an organization's `max_proxy_records`), if anything. */
   meta?: Readonly<Record<string, unknown>>;
+  /**
+   * `drift`: the plan reports what differs and is never applied, so what apply would refuse (an
+   * experiment someone launched, which the file still calls a draft) is drift to show, not an error.
+   */
+  purpose?: 'plan' | 'drift';
 }
 
 export interface ScopeCheck {
@@ -524,7 +530,8 @@ export interface ResourceKind {
   /**
    * Optional: a live record as the files see it, applied to every record read (list or GET):
    * fields the API answers under another name or shape (a survey's `linked_flag` object as the
-   * flag's id, its `start_date`/`end_date` as its `status`). The record keeps its own fields too.
+   * flag's id, its `start_date`/`end_date` as its `status`; an experiment's variants, flag key and
+   * lifecycle status). The record keeps its own fields too.
    */
   readAs?(record: LiveRecord): LiveRecord;
   /** Live records that represent deleted items (soft-deleted flags): absent for plan, drift, verify and export. */
@@ -611,6 +618,23 @@ export interface ResourceKind {
   completeValues?(values: Record<string, unknown>, live: LiveRecord | undefined): Record<string, unknown>;
   /** Pairs [before, after] of addresses among the kind's changes of one scope that apply must respect. */
   order?(changes: readonly ChangeView[]): Array<[string, string]>;
+  /**
+   * An item of another kind that each item owns, named by one of its fields (an experiment's
+   * `feature_flag`: the key of the flag it makes): the files may not also declare that item
+   * under its own kind (a validate error at its line, naming the owner).
+   */
+  readonly owns?: { field: string; kind: KindName };
+  /**
+   * Optional: calls that must follow a create's or an update's own call, in order, once it
+   * succeeded (an experiment's launch/, pause/, end/): `id` is the item's (the create's answer).
+   * A failure among them fails the change; the plan of the next run resumes from what was done.
+   */
+  followUps?(action: 'create' | 'update', scope: Scope, id: string | number, values: Record<string, unknown>, live: LiveRecord | undefined): HttpCall[];
+  /**
+   * Optional: what a 404 or 403 on the kind's list means (the organization's plan lacks the
+   * feature): the plan is then an error naming the kind, before anything is sent.
+   */
+  readonly unavailable?: string;
   /** Plan-time checks of one scope: warnings, or an error for what the API would refuse. */
   check?(view: ScopeView): ScopeCheck;
   /**

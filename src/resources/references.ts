@@ -128,6 +128,7 @@ function groupsOf(sites: readonly ReferenceSite[]): SiteGroup[] {
   if (!groups) {
     const found: SiteGroup[] = [];
     sites.forEach((site, index) => {
+      if (site.key === '') return;
       const steps = stepsOf(site.path);
       const group = found.find((g) => g.field === site.field && g.steps === steps);
       if (group) {
@@ -146,9 +147,8 @@ function groupsOf(sites: readonly ReferenceSite[]): SiteGroup[] {
  * declared item of a kind with sites, most of which hold nothing at any.
  */
 export function hitsOf(sites: readonly ReferenceSite[], field: string, value: unknown): SiteHit[] {
-  const whole = wholeHits(sites, field, value);
-  if (whole) return whole;
-  if (value === null || typeof value !== 'object') return [];
+  const own = selfHits(sites, field, value);
+  if (value === null || typeof value !== 'object') return own;
   let bySite: SiteHit[][] | undefined;
   for (const group of groupsOf(sites)) {
     if (group.field !== field || !mayHold(value, group.steps, 0, group.keys)) continue;
@@ -160,7 +160,36 @@ export function hitsOf(sites: readonly ReferenceSite[], field: string, value: un
       }
     });
   }
-  return bySite ? bySite.flat() : [];
+  return bySite ? [...bySite.flat(), ...own] : own;
+}
+
+/**
+ * Sites whose `key` is empty stand for the value the path reaches itself, not a key of an object
+ * there: a survey's `linked_flag` or an experiment's `holdout` (path '') is the reference (`{ experiment_holdout: NAME }`, or
+ * the id), and so is each item of its `saved_metrics.primary` (path `primary[]`). Paths of such
+ * sites are plain keys, the last of which may step into a list.
+ */
+function selfHits(sites: readonly ReferenceSite[], field: string, value: unknown): SiteHit[] {
+  const out: SiteHit[] = [];
+  for (const site of sites) {
+    if (site.key !== '' || site.field !== field) continue;
+    const path = stepsOf(site.path);
+    let at: unknown = value;
+    const where: Array<string | number> = [];
+    let list = false;
+    for (const [i, step] of path.entries()) {
+      if (step.any || !isObj(at)) { at = undefined; break; }
+      at = at[step.name];
+      where.push(step.name);
+      if (step.list) { list = i === path.length - 1; if (!list) at = undefined; break; }
+    }
+    const hit = (v: unknown, p: Array<string | number>) => {
+      if (v !== undefined && v !== null) out.push({ site, holder: {}, path: p, value: v });
+    };
+    if (list) (Array.isArray(at) ? at : []).forEach((v, j) => hit(v, [...where, j]));
+    else hit(at, where);
+  }
+  return out;
 }
 
 /**
@@ -169,8 +198,8 @@ export function hitsOf(sites: readonly ReferenceSite[], field: string, value: un
  * with sites; nearly all hold nothing, and are answered by the probe alone.
  */
 export function hitsIn(sites: readonly ReferenceSite[], fields: Readonly<Record<string, unknown>>): SiteHit[] {
-  for (const site of wholeSitesOf(sites)) if (fields[site.field] !== undefined && fields[site.field] !== null) return walkedHits(sites, fields);
   const groups = groupsOf(sites);
+  for (const site of sites) if (site.key === '' && fields[site.field] !== undefined && fields[site.field] !== null) return walkedHits(sites, fields);
   for (let g = 0; g < groups.length; g++) {
     const group = groups[g] as SiteGroup;
     const value = fields[group.field];
@@ -187,22 +216,6 @@ function walkedHits(sites: readonly ReferenceSite[], fields: Readonly<Record<str
     for (const hit of hitsOf(sites, field, fields[field])) hits.push(hit);
   }
   return hits;
-}
-
-const wholeSites = new WeakMap<readonly ReferenceSite[], ReferenceSite[]>();
-
-/** Sites whose field's whole value is the reference (`path` and `key` both ''). */
-function wholeSitesOf(sites: readonly ReferenceSite[]): ReferenceSite[] {
-  let found = wholeSites.get(sites);
-  if (!found) wholeSites.set(sites, (found = sites.filter((s) => s.path === '' && s.key === '')));
-  return found;
-}
-
-/** What a whole-field site holds: the field's value itself (an id, or `{ KIND: NAME }`); undefined where the field has no such site. */
-function wholeHits(sites: readonly ReferenceSite[], field: string, value: unknown): SiteHit[] | undefined {
-  const site = wholeSitesOf(sites).find((s) => s.field === field);
-  if (!site) return undefined;
-  return value === undefined || value === null ? [] : [{ site, holder: { [field]: value }, path: [], value }];
 }
 
 function matchesWhen(obj: Obj, when: Readonly<Record<string, unknown>>): boolean {

@@ -18,6 +18,9 @@ import { insight } from './insight/kind.js';
 import { dashboard } from './dashboard/kind.js';
 import { survey } from './survey/kind.js';
 import { earlyAccessFeature } from './early_access_feature/kind.js';
+import { experimentHoldout } from './experiment_holdout/kind.js';
+import { experimentSavedMetric } from './experiment_saved_metric/kind.js';
+import { experiment } from './experiment/kind.js';
 
 /**
  * In the order plans list them and apply creates them; parents before their children, and kinds
@@ -26,7 +29,7 @@ import { earlyAccessFeature } from './early_access_feature/kind.js';
  * insights after the actions and cohorts their queries name, dashboards after the insights they
  * show; surveys and early access features after the flags, actions and insights they name).
  */
-export const KINDS: readonly ResourceKind[] = [project, proxyRecord, member, role, roleMembership, access, action, cohort, featureFlag, hogFunction, insight, dashboard, survey, earlyAccessFeature, eventDefinition];
+export const KINDS: readonly ResourceKind[] = [project, proxyRecord, member, role, roleMembership, access, action, cohort, featureFlag, hogFunction, insight, dashboard, survey, earlyAccessFeature, experimentHoldout, experimentSavedMetric, experiment, eventDefinition];
 
 export type Kinds = readonly ResourceKind[];
 

@@ -40,6 +40,8 @@ interface Tracked {
   /** Where the entry shows: the project (team_id), or null for the whole organization. */
   where(state: SandboxState, record: JsonObject): { organization: string; team: number | null } | undefined;
   name(record: JsonObject): string;
+  /** The entry's detail.type (null for most kinds). */
+  type: string | null;
   /** A value as the log keeps it (secrets masked). */
   logged?(record: JsonObject, field: string, value: Json): Json;
   /** Records the API makes as a side effect without logging them (a flag's usage dashboard). */
@@ -66,6 +68,7 @@ function trackedOf(models: readonly SandboxModel[]): Tracked[] {
       ignored: new Set([...BOOKKEEPING, ...(activity.ignored ?? [])]),
       scopeOf: activity.scopeOf ?? (() => activity.scope),
       itemScope: activity.scope,
+      type: activity.type ?? null,
       ...(activity.deletedFlag ?? model.softDelete ? { deletedFlag: (activity.deletedFlag ?? model.softDelete) as string } : {}),
       where: (state, record) => {
         if (activity.self) return { organization: String(record.organization), team: record.id as number };
@@ -159,7 +162,7 @@ function entry(state: SandboxState, actor: Actor, tracked: Tracked, record: Json
     activity,
     scope,
     item_id: String(record.id),
-    detail: { id: String(record.id), changes, merge: null, trigger: null, name: tracked.name(record), short_id: null, type: null },
+    detail: { id: String(record.id), changes, merge: null, trigger: null, name: tracked.name(record), short_id: null, type: tracked.type },
     created_at: actor.at ?? nowIso(),
   });
 }

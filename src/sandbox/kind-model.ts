@@ -7,6 +7,7 @@
 // records' place in the state file, the activity log's entries for every write (activity.ts),
 // and the kind's part of a seed (seed.ts).
 import { organizationOf, projectOf } from './routes/common.js';
+import { hasFeature } from './features.js';
 import { methodNotAllowed, notFound, validationError, type ApiError } from './errors.js';
 import { nextIntegerId, nowIso, uuidv7 } from './ids.js';
 import { clone, type Json, type JsonObject } from './json.js';
@@ -59,6 +60,8 @@ export interface ActivityModel {
   silent?(record: JsonObject): boolean;
   /** Path parameters that name a record a write may change (default `id`). */
   touchParams?: readonly string[];
+  /** The entry's `detail.type`, where the API logs several kinds under one scope (a holdout under `Experiment`: `holdout`); default null. */
+  type?: string;
 }
 
 /** What a kind's hooks see of one request. */
@@ -188,6 +191,8 @@ export interface SandboxModel {
   contract?: KindContract;
   /** Sandbox-only jobs the kind runs on demand, served as POST /_sandbox/NAME/ (the API's background jobs: a stored query's rewrite). */
   internal?: Readonly<Record<string, (state: SandboxState) => Json>>;
+  /** The organization's plan feature the kind needs (src/sandbox/features.ts): without it every path of the kind answers 404. */
+  feature?: string;
   /** Set by the one kind that is the project: how the kit's defaults and seeds make projects. */
   projects?: ProjectMaker;
 }
@@ -229,6 +234,8 @@ function contextOf(model: SandboxModel, request: RequestContext, state: SandboxS
       if (!parent) throw notFound();
     }
   }
+  // A kind of a plan feature the organization lacks is not served at all (the API's 404).
+  if (model.feature && !hasFeature(organization, model.feature)) throw notFound();
   const exists = model.hooks?.exists;
   const now = () => request.store.clock.now();
   const ctx: KindContext = {

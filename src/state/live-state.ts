@@ -201,6 +201,14 @@ export class UnknownOrganization extends HogsyncError {
   }
 }
 
+/** A kind the API does not serve here (its list answered 404 or 403: a feature the organization lacks). */
+export class KindUnavailable extends HogsyncError {
+  constructor(readonly kind: ResourceKind, message: string, cause: unknown) {
+    super('config', message, { cause });
+    this.name = 'KindUnavailable';
+  }
+}
+
 /** Every record of a collection, checked; `missingIsEmpty`: a 404 means no collection (its parent is gone). */
 export async function listRecords(api: ApiPort, kind: ResourceKind, scope: Scope, missingIsEmpty = false, query?: string,
   wanted?: (record: LiveRecord) => boolean): Promise<LiveRecord[]> {
@@ -221,6 +229,12 @@ export async function listRecords(api: ApiPort, kind: ResourceKind, scope: Scope
     const full = await mapLimit(records, ABRIDGED_PARALLELISM, async (r) => (wanted && !wanted(r) ? r : getRecord(api, kind, scope, kind.liveId(r))));
     return full.filter((r): r is LiveRecord => r !== null);
   } catch (err) {
+    const status = err instanceof HogsyncError ? err.request?.status : undefined;
+    // A 403 naming a missing scope is the key's, not the organization's plan: it is said as such.
+    const missingScope = status === 403 && err instanceof HogsyncError && /scope/i.test(err.message);
+    if (kind.unavailable && (status === 404 || (status === 403 && !missingScope))) {
+      throw new KindUnavailable(kind, `${kind.configKey}: ${kind.unavailable} (GET ${path} → ${status}); nothing was sent`, err);
+    }
     if (missingIsEmpty && is404(err)) return [];
     if (scope.project === null && is404(err)) throw new UnknownOrganization(scope.organization, err as HogsyncError);
     throw err;

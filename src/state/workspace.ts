@@ -7,7 +7,7 @@ import { liveStateOf, type LiveCollection, type LiveState } from '../plan/live.j
 import { identityOf, labelOf, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
 import { mapLimit } from '../util/map-limit.js';
-import { getRecord, listRecords } from './live-state.js';
+import { getRecord, KindUnavailable, listRecords } from './live-state.js';
 import { withReferred } from './referred.js';
 
 /** The kinds `export` writes unless `--kind` names others: every kind but those read whole only on request. */
@@ -63,7 +63,11 @@ export async function readWorkspace(api: ApiPort, organization: string, named: n
     });
   });
   const childRecords = await mapLimit(children, parallelism, async ({ kind, scope }) => {
-    const found = await listRecords(api, kind, scope, true);
+    // A kind the organization's plan lacks (experiments without the enterprise features) has nothing to export.
+    const found = await listRecords(api, kind, scope, true).catch((err: unknown) => {
+      if (err instanceof KindUnavailable) return [];
+      throw err;
+    });
     return kind.exportable ? found.filter((r) => kind.exportable?.(r)) : found;
   });
 

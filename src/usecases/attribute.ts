@@ -5,7 +5,7 @@
 // attribution and one warning, never an error. The result is an annotation beside the plan
 // (withAttributions), not a change of it.
 import { annotate } from '../plan/annotate.js';
-import { attributeItem, withAttributions, type ActivityEntry, type Attribution, type FoundAttributions } from '../plan/attribution.js';
+import { attributeItem, entryOfKind, withAttributions, type ActivityEntry, type Attribution, type FoundAttributions } from '../plan/attribution.js';
 import type { LiveState } from '../plan/live.js';
 import type { Change, Plan, PlanResult } from '../plan/types.js';
 import type { ResourceKind } from '../resources/kind.js';
@@ -89,7 +89,9 @@ export async function readAttributions(targets: readonly AttributionTarget[], po
   const attributeOne = (target: AttributionTarget, result: Read): void => {
     if (result.kind !== 'entries') return;
     // A missing item: the newest deletion of an item of that name.
-    const byField = attributeItem(target.change, target.kind, target.id, target.identity, result.entries);
+    const spec = target.kind.activity;
+    const entries = spec ? result.entries.filter((e) => entryOfKind(spec, e)) : result.entries;
+    const byField = attributeItem(target.change, target.kind, target.id, target.identity, entries);
     if (byField.size > 0) found.set(target.change.address, byField);
   };
   // The first read alone: a key without the scope learns it with one request, not one per item.

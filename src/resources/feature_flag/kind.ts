@@ -162,6 +162,16 @@ function withoutComputed(filters: unknown): unknown {
 /** Plan-time checks of a project's flags: dependency cycles, the 2000-flag limit, deleted keys taken again. */
 function checkProject(view: ScopeView): ScopeCheck {
   const warnings: string[] = [];
+  // An experiment's flag is the experiment's: written through it (variants, status, ship_variant), never as a flag.
+  for (const c of view.changes) {
+    const owner = c.action === 'update' && c.live ? flagOwners(c.live).find((o) => o.kind === 'experiment') : undefined;
+    if (owner) {
+      return {
+        error: `${c.address}: the flag is owned by experiment ${owner.name === null ? String(owner.id) : JSON.stringify(owner.name)}: declare its variants and status under experiments, not under feature_flags`,
+        errorAt: view.items.find((i) => i.key === c.identity)?.position,
+      };
+    }
+  }
   // Built only when a flag depends on another: most projects have none.
   let keyOfId: Map<number, string> | undefined;
   const keyOf = (id: number) => (keyOfId ??= new Map(view.records.filter((r) => typeof r.id === 'number').map((r) => [r.id as number, String(r.key)]))).get(id);
