@@ -63,7 +63,7 @@ async function runPlanKinds(dir, files, latency, { name, kinds, perProject, add 
     const stats = await sandbox.stats();
     const plan = JSON.parse(r.stdout);
     const minimum = Math.ceil(PROJECTS / PAGE) + PROJECTS * (1 + Math.ceil(FLAGS / PAGE) + perProject) + Math.ceil(ROLES / PAGE) + Math.ceil(PROXIES / PAGE);
-    return { requests: stats.requests, minimum_requests: minimum, kinds, wall_ms: Math.round(r.ms), changes: plan.changes.length };
+    return { requests: stats.requests, minimum_requests: minimum, kinds, wall_ms: Math.round(r.ms), changes: plan.changes.length, by_route: stats.byRoute };
   } finally {
     await sandbox.stop();
   }
@@ -102,6 +102,55 @@ const AUDIENCES = {
     Object.assign(fileProject, { actions, cohorts: cohorts({ action: 'Action 0' }) });
   },
 };
+
+/** plan_analytics: INSIGHTS insights and DASHBOARDS dashboards (each showing TILES of them) in every project. */
+const INSIGHTS = 20, DASHBOARDS = 3, TILES = 5;
+
+/**
+ * plan_analytics: the plan_scale workspace with INSIGHTS insights and DASHBOARDS dashboards with
+ * tiles declared in every project, as they are live. The minimum per project: one `basic=true`
+ * insight list (never a GET per insight: the insight endpoints' throttle is 240 a minute), one
+ * dashboard list, and one GET per dashboard that declares tiles (the list carries none).
+ */
+const ANALYTICS = {
+  name: 'analytics',
+  kinds: ['feature_flags', 'insights', 'dashboards'],
+  perProject: Math.ceil(INSIGHTS / PAGE) + Math.ceil(DASHBOARDS / PAGE) + DASHBOARDS,
+  add: (seedProject, fileProject) => {
+    const insights = Array.from({ length: INSIGHTS }, (_, i) => ({
+      name: `Insight ${i}`, description: `Chart ${i}`,
+      query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', interval: 'week', series: [{ kind: 'EventsNode', event: `event_${i}`, math: 'dau' }] } },
+    }));
+    const dashboards = Array.from({ length: DASHBOARDS }, (_, d) => ({
+      name: `Dashboard ${d}`, pinned: d === 0,
+      tiles: Array.from({ length: TILES }, (_, t) => ({ insight: `Insight ${(d * TILES + t) % INSIGHTS}` })),
+    }));
+    Object.assign(seedProject, { insights: insights.map((i) => ({ ...i, saved: true })), dashboards });
+    Object.assign(fileProject, { insights, dashboards });
+  },
+};
+
+/** plan_analytics alone (`--only=analytics`). */
+export async function analyticsBenchmark() {
+  const { dir, files } = writeWorkspace();
+  try {
+    return { plan_analytics: analyticsFigures(await runPlanKinds(dir, files, 25, ANALYTICS)) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function analyticsFigures(run) {
+  const routes = run.by_route ?? {};
+  const insightRequests = Object.entries(routes).filter(([route]) => route.includes('/insights/')).reduce((n, [, count]) => n + count, 0);
+  const { by_route: _routes, ...rest } = run;
+  return {
+    ...rest, projects: PROJECTS, insights: INSIGHTS, dashboards: DASHBOARDS, tiles: TILES,
+    insight_gets: routes['GET /api/projects/:project/insights/:id/'] ?? 0,
+    insight_requests: insightRequests,
+    targets: { requests: 'minimum', insight_gets: 0, insight_requests: '≤ 240 (a minute of the insight throttle)' },
+  };
+}
 
 /** plan_people: people and access on top of plan_scale. */
 const MEMBERS = 50, PEOPLE_ROLES = 10, ROLE_MEMBERS = 5;
@@ -294,6 +343,8 @@ export async function driftSinceBenchmark() {
   }
 }
 
+const withoutRoutes = ({ by_route: _routes, ...rest }) => rest;
+
 export async function planBenchmarks() {
   const { dir, files } = writeWorkspace();
   try {
@@ -309,7 +360,9 @@ export async function planBenchmarks() {
     const audiences = await runPlanKinds(dir, files, latency, AUDIENCES);
     const since = await runDriftSince(dir, latency);
     const people = await runPlanPeople(dir, files, latency);
+    const analytics = await runPlanKinds(dir, files, latency, ANALYTICS);
     return {
+      plan_analytics: analyticsFigures(analytics),
       plan_people: { ...people, targets: { requests: 'minimum' } },
       plan_scale: {
         requests: scale.sandbox_requests,
@@ -343,8 +396,8 @@ export async function planBenchmarks() {
         changes: cpu.changes,
         targets: { cpu_ms: 1300, peak_rss_mb: 190 },
       },
-      plan_kinds: { ...kinds, targets: { requests: 'minimum' } },
-      plan_kinds_audiences: { ...audiences, targets: { requests: 'minimum' } },
+      plan_kinds: { ...withoutRoutes(kinds), targets: { requests: 'minimum' } },
+      plan_kinds_audiences: { ...withoutRoutes(audiences), targets: { requests: 'minimum' } },
       drift_since: since,
       pr_plan: {
         requests: pr.requests,

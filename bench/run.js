@@ -1,8 +1,8 @@
-// `npm run bench [-- --json | --markdown] [-- --only=startup,validate,plan,since,people,apply] [-- --from=FILE]`: every performance figure of
+// `npm run bench [-- --json | --markdown] [-- --only=startup,validate,plan,since,people,analytics,apply] [-- --from=FILE]`: every performance figure of
 // hogsync, measured against the real CLI and a sandbox process on loopback.
 import { readFileSync } from 'node:fs';
 import { startup } from './startup.js';
-import { driftSinceBenchmark, peopleBenchmark, planBenchmarks } from './plan-scale.js';
+import { analyticsBenchmark, driftSinceBenchmark, peopleBenchmark, planBenchmarks } from './plan-scale.js';
 import { applyRate } from './apply-rate.js';
 import { validateErrors } from './validate-errors.js';
 
@@ -23,6 +23,7 @@ async function measure() {
   // drift_since is part of `plan`; `--only=since` runs it alone.
   else if (only?.has('since')) { log('drift_since (200 projects × 100 flags) …'); Object.assign(results, await driftSinceBenchmark()); }
   if (!want('plan') && only?.has('people')) { log('plan_people (plan_scale with 50 members, 10 roles with members, access on every project) …'); Object.assign(results, await peopleBenchmark()); }
+  if (!want('plan') && only?.has('analytics')) { log('plan_analytics (plan_scale with 20 insights and 3 dashboards with tiles in every project) …'); Object.assign(results, await analyticsBenchmark()); }
   if (want('apply')) { log('apply_rate (300 updates under a rate limit; about 80 s) …'); results.apply_rate = await applyRate(); }
   return results;
 }
@@ -66,6 +67,11 @@ if (json) {
   if (pp) {
     row('plan_people', `full plan, ${pp.members} members, ${pp.roles_with_members} roles with members, access on every project`, `${pp.requests} requests (minimum ${pp.minimum_requests})`, '= minimum', pp.requests === pp.minimum_requests);
     row('plan_people', 'whole plan wall (the client waits for 480 requests a minute)', `${pp.wall_ms} ms (${pp.wall_unthrottled_ms} ms with --max-rate 1000000)`, '');
+  }
+  const pa = results.plan_analytics;
+  if (pa) {
+    row('plan_analytics', `full plan, ${pa.projects} projects × ${pa.insights} insights × ${pa.dashboards} dashboards with tiles`, `${pa.requests} requests (minimum ${pa.minimum_requests})`, '= minimum', pa.requests === pa.minimum_requests);
+    row('plan_analytics', 'insight GETs; requests to insight endpoints', `${pa.insight_gets}; ${pa.insight_requests}`, '0; ≤ 240', pa.insight_gets === 0 && pa.insight_requests <= 240);
   }
   const pr = results.pr_plan;
   if (pr) {

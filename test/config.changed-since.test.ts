@@ -126,6 +126,15 @@ describe('--changed-since: what changed between a revision and the files now', (
     expect(at.files).toEqual(['config/flags.yaml', 'config/projects.yaml']);
   });
 
+  it('reads a file the configuration names (an insight\'s sql_file) at the revision too: only a changed query is a change', async () => {
+    write('config/insights.yaml', `organization: ${ORG}\ninsights:\n  - name: Revenue\n    projects: [prod]\n    sql_file: queries/revenue.sql\n`);
+    write('config/queries/revenue.sql', 'select 1\n');
+    commit('an insight from a file');
+    expect(await targets()).toEqual([]);
+    write('config/queries/revenue.sql', 'select 2\n');
+    expect(await targets()).toEqual([`changed insight:${ORG}/333/Revenue`]);
+  });
+
   it('plans everything, with a warning, when the files at the revision do not load', async () => {
     write('config/flags.yaml', `organization: ${ORG}\nfeature_flags:\n  - key: shared\n    projects: [staging]\n`);
     commit('broken');

@@ -48,7 +48,7 @@ describe('examples/basic as DesiredState', () => {
     expect(state.organizations).toHaveLength(1);
     const org = state.organizations[0]!;
     expect(org.id).toBe(ORG);
-    expect(org.prune).toEqual({ proxy_records: true, members: false, roles: false, access: false, actions: false, cohorts: false, feature_flags: false, hog_functions: false });
+    expect(org.prune).toEqual({ proxy_records: true, members: false, roles: false, access: false, actions: false, cohorts: false, feature_flags: false, hog_functions: false, insights: false, dashboards: false });
     expect(org.items.map((i) => [i.kind, i.project, i.key, i.ensure])).toEqual([
       ['project', null, '12345', 'present'],
       ['feature_flag', 12345, 'new-checkout', 'present'],
@@ -87,7 +87,7 @@ describe('examples/multi-file', () => {
     expect(web.position).toEqual({ file: 'examples/multi-file/projects.yaml', line: 7, col: 5 });
     expect(web.fields.slack_incoming_webhook).toBe(WEBHOOK);
     expect(web.interpolated).toEqual(['slack_incoming_webhook']);
-    expect(state.organizations[0]!.prune).toEqual({ proxy_records: true, members: false, roles: false, access: false, actions: false, cohorts: false, feature_flags: false, hog_functions: false });
+    expect(state.organizations[0]!.prune).toEqual({ proxy_records: true, members: false, roles: false, access: false, actions: false, cohorts: false, feature_flags: false, hog_functions: false, insights: false, dashboards: false });
   });
 
   it('needs SLACK_WEBHOOK, and says so at the value', async () => {
@@ -248,7 +248,7 @@ describe('merge', () => {
       'a.yaml': `organization: ${ORG}\nprune: { proxy_records: true, roles: false }\n`,
       'b.yaml': `organization: ${ORG}\nprune: { proxy_records: true, feature_flags: true }\n`,
     });
-    expect((await load(['.'], {}, dir)).organizations[0]!.prune).toEqual({ proxy_records: true, members: false, roles: false, access: false, actions: false, cohorts: false, feature_flags: true, hog_functions: false });
+    expect((await load(['.'], {}, dir)).organizations[0]!.prune).toEqual({ proxy_records: true, members: false, roles: false, access: false, actions: false, cohorts: false, feature_flags: true, hog_functions: false, insights: false, dashboards: false });
   });
 
   it('reports duplicates together with schema errors of other files', async () => {

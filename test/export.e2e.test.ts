@@ -161,9 +161,9 @@ describe('export', () => {
     // Deprecated ones (x-deprecated: the API refuses any value) are never written.
     const fields = Object.entries(schema.$defs.project.properties as Record<string, { 'x-config-only'?: boolean; 'x-ui-state'?: boolean; 'x-deprecated'?: string }>)
       .filter(([f, p]) => f !== 'ensure' && p['x-config-only'] !== true && p['x-ui-state'] !== true && p['x-deprecated'] === undefined)
-      // Event definitions are exported only when --kind asks for them (every one would be read);
+      // Event definitions, insights and dashboards are exported only when --kind asks for them;
       // this project holds no actions, cohorts or hog functions, so it has no such lists.
-      .filter(([f]) => !['access', 'event_definitions', 'actions', 'cohorts', 'hog_functions'].includes(f)).map(([f]) => f);
+      .filter(([f]) => !['access', 'event_definitions', 'insights', 'dashboards', 'actions', 'cohorts', 'hog_functions'].includes(f)).map(([f]) => f);
     expect(Object.keys(web)).toEqual(fields);
     expect(web).toMatchObject({
       id: 12345, timezone: 'Europe/Berlin', session_recording_minimum_duration_milliseconds: 2500, autocapture_opt_out: null,

@@ -37,11 +37,11 @@ describe('expectNoSecret (the check the rest of this file relies on)', () => {
 // 1. Every sandbox endpoint: 401 without a valid key, 403 naming the scope without it.
 // ---------------------------------------------------------------------------------------------
 
-const OBJECTS = ['project', 'organization', 'organization_member', 'access_control', 'feature_flag', 'activity_log', 'event_definition', 'cohort', 'action', 'hog_function', 'user'] as const;
+const OBJECTS = ['project', 'organization', 'organization_member', 'access_control', 'feature_flag', 'activity_log', 'event_definition', 'cohort', 'action', 'hog_function', 'user', 'insight', 'dashboard'] as const;
 type Scope = `${(typeof OBJECTS)[number]}:${'read' | 'write'}`;
 const SCOPES: Scope[] = OBJECTS.flatMap((o) => [`${o}:read`, `${o}:write`] as Scope[]);
 
-interface Ids { role: number; proxy: string; flag: number; approve: string; reject: string; definition: string; cohort: number; action: number; hog: string; roleMember: string; invite: string }
+interface Ids { role: number; proxy: string; flag: number; approve: string; reject: string; definition: string; cohort: number; action: number; hog: string; roleMember: string; invite: string; insight: number; dashboard: number }
 interface Endpoint {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** The sandbox route pattern it exercises (checked against the route table). */
@@ -149,6 +149,20 @@ const ENDPOINTS: Endpoint[] = [
   // Hog function templates (their inputs schemas), read with the functions' scope.
   { method: 'GET', pattern: '/api/projects/:project/hog_function_templates/', path: () => `/api/projects/${PROJECT}/hog_function_templates/`, scope: 'hog_function:read' },
   { method: 'GET', pattern: '/api/projects/:project/hog_function_templates/:template_id/', path: () => `/api/projects/${PROJECT}/hog_function_templates/template-webhook/`, scope: 'hog_function:read' },
+  // Insights and dashboards, at their path and at the alias under /api/environments/.
+  ...(['projects', 'environments'] as const).flatMap((root) => (['insight', 'dashboard'] as const).flatMap((kind): Endpoint[] => {
+    const list = `/api/${root}/${PROJECT}/${kind}s/`;
+    const pattern = `/api/${root}/:project/${kind}s/`;
+    const body = kind === 'insight' ? { name: `New ${root}`, query: { kind: 'HogQuery', code: 'return 1' } } : { name: `New ${root}` };
+    return [
+      { method: 'GET', pattern, path: () => list, scope: `${kind}:read` },
+      { method: 'POST', pattern, path: () => list, scope: `${kind}:write`, body },
+      { method: 'GET', pattern: `${pattern}:id/`, path: (ids) => `${list}${ids[kind]}/`, scope: `${kind}:read` },
+      { method: 'PATCH', pattern: `${pattern}:id/`, path: (ids) => `${list}${ids[kind]}/`, scope: `${kind}:write`, body: { description: 'x' } },
+      // Answers 405 to a caller that may write: deleted with PATCH {"deleted": true}.
+      { method: 'DELETE', pattern: `${pattern}:id/`, path: (ids) => `${list}${ids[kind]}/`, scope: `${kind}:write` },
+    ];
+  })),
   { method: 'GET', pattern: '/api/organizations/', path: () => '/api/organizations/', scope: 'organization:read' },
   { method: 'GET', pattern: '/api/organizations/:org/', path: () => `/api/organizations/${ORG}/`, scope: 'organization:read' },
   { method: 'GET', pattern: '/api/users/@me/', path: () => '/api/users/@me/', scope: 'user:read' },
@@ -189,6 +203,8 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
         cohorts: [{ name: 'Staff' }],
         actions: [{ name: 'Signed up', steps: [{ event: 'signed_up' }] }],
         hog_functions: [{ name: 'Hook', type: 'destination', template_id: 'template-webhook', inputs: { url: { value: 'https://hooks.example.com/x' } } }],
+        insights: [{ name: 'Signups', query: { kind: 'HogQuery', code: 'return 1' } }],
+        dashboards: [{ name: 'Growth', tiles: [{ insight: 'Signups' }] }],
       }],
       proxy_records: [{ domain: 'e.example.com', status: 'valid' }],
       roles: [{ name: 'Support', members: ['mia@example.com'] }],
@@ -216,6 +232,8 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
       hog: String((await first(`/api/projects/${PROJECT}/hog_functions/`)).id),
       roleMember: '',
       invite: String((await first(`/api/organizations/${ORG}/invites/`)).id),
+      insight: (await first(`/api/projects/${PROJECT}/insights/`)).id as number,
+      dashboard: (await first(`/api/projects/${PROJECT}/dashboards/`)).id as number,
     };
     ids.roleMember = String((await first(`/api/organizations/${ORG}/roles/${ids.role}/role_memberships/`)).id);
     ids.approve = ((await admin.patch(`${flags}${ids.flag}/`, { active: false })).body as { change_request_id: string }).change_request_id;
@@ -260,8 +278,8 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
     const order = (e: Endpoint) => (e.method !== 'DELETE' ? 0 : e.pattern === item ? 2 : 1);
     for (const e of [...scoped].sort((a, b) => order(a) - order(b))) {
       const r = await api(sandbox.baseUrl, only[e.scope]).call(e.method, e.path(ids), e.body);
-      // Flags, cohorts, actions and hog functions are deleted with PATCH {"deleted": true}, event definitions never: a DELETE answers 405 to a caller that may write.
-      const softDeleted = ['feature_flag:write', 'event_definition:write', 'cohort:write', 'action:write', 'hog_function:write'];
+      // Flags, cohorts, actions, hog functions, insights and dashboards are deleted with PATCH {"deleted": true}, event definitions never: a DELETE answers 405 to a caller that may write.
+      const softDeleted = ['feature_flag:write', 'event_definition:write', 'cohort:write', 'action:write', 'hog_function:write', 'insight:write', 'dashboard:write'];
       const expected = e.method === 'DELETE' && softDeleted.includes(e.scope) ? [405] : [200, 201, 204];
       expect({ endpoint: label(e), status: r.status }, JSON.stringify(r.body)).toEqual({ endpoint: label(e), status: expect.toBeOneOf(expected) });
     }

@@ -244,6 +244,10 @@ async function executeOne(change: Change, execution: Execution, api: ApiPort): P
     }
     const created = change.action === 'create' && record && kind.created ? kind.created(record, execution.identity) : undefined;
     const outcome: ChangeOutcome = { ...base, status: 'applied', ...created?.fields };
+    const writtenId = id ?? execution.id;
+    if (kind.afterWrite && change.action !== 'delete' && record && writtenId !== undefined && writtenId !== null) {
+      await kind.afterWrite({ action: change.action, scope: execution.scope, id: writtenId, values: execution.values, record }, api);
+    }
     return { outcome, networkError: false, created: created?.notes, ...(id !== undefined ? { id } : {}) };
   } catch (err) {
     if (isRateLimitStop(err)) {

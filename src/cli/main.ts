@@ -167,7 +167,7 @@ With --since, changes the API does not log are not seen: run a full drift (witho
     .description('write the live workspace as configuration YAML')
     .requiredOption('--organization <id>', 'organization id to export')
     .option('--project <id>', 'export only this project (repeatable)', collect)
-    .option('--kind <key>', 'export only this kind, by its key in the files (repeatable): projects, roles, feature_flags, event_definitions, …', collect)
+    .option('--kind <key>', 'export only this kind, by its key in the files (repeatable, or comma-separated): projects, roles, feature_flags, event_definitions, …', collect)
     .option('--out <file>', 'write to a file instead of stdout')
     .option('--shared', 'declare flags that several projects hold once, at the top level, with per-project overrides')
     .option('--all-fields', 'also write fields that are web-app state (onboarding progress, primary dashboard, …)')

@@ -120,9 +120,9 @@ export function projectOptions(raw: unknown): number[] {
   return [...new Set(list.map((v) => positiveInt(v, '--project')))].sort((a, b) => a - b);
 }
 
-/** Repeated `--kind KEY` (the configuration's keys: projects, feature_flags, …), each once, checked against the kinds. */
+/** Repeated `--kind KEY` or `--kind KEY,KEY` (the configuration's keys: projects, feature_flags, …), each once, checked against the kinds. */
 export function kindOptions(raw: unknown): string[] {
-  const list = Array.isArray(raw) ? raw.map(String) : [];
+  const list = Array.isArray(raw) ? raw.flatMap((v) => String(v).split(',').map((k) => k.trim()).filter((k) => k !== '')) : [];
   const known = kindKeys(KINDS);
   for (const key of list) {
     if (!known.includes(key)) throw new HogsyncError('usage', `--kind takes a key of the configuration: ${known.join(', ')}; got ${JSON.stringify(key)}`);

@@ -128,13 +128,22 @@ export async function filesAtRevision(paths: readonly string[], revision: string
     repository, revision, commit, files,
     read: async (file) => {
       const at = { file, line: 1, col: 1 };
-      const bytes = contents.get(objects.get(file) ?? '');
-      if (!bytes) return { text: '' };
+      let bytes = contents.get(objects.get(file) ?? '');
+      // A file a configuration file names (an insight's sql_file), read at the same commit.
+      if (!objects.has(file)) bytes = await blobAt(repository, commit, resolve(cwd, file));
+      if (!bytes) return objects.has(file) ? { text: '' } : { problem: { position: at, message: `no such file at ${revision}` } };
       if (bytes.length > MAX_FILE_BYTES) return { problem: { position: at, message: `file is too large: ${bytes.length} bytes (the limit is ${MAX_FILE_BYTES} bytes, 5 MiB)` } };
       if (!isUtf8(bytes)) return { problem: { position: at, message: 'file is not valid UTF-8 text' } };
       return { text: bytes.toString('utf8').replace(/^\uFEFF/, '') };
     },
   };
+}
+
+/** One file's content at a commit, or undefined where the commit has no such file. */
+async function blobAt(repository: string, commit: string, path: string): Promise<Buffer | undefined> {
+  const rel = posixRelative(repository, await realpath(path).catch(() => path));
+  if (rel.startsWith('..')) return undefined;
+  return (await catFiles(repository, [`${commit}:${rel}`])).get(`${commit}:${rel}`);
 }
 
 /** Reads blobs by object name with one `git cat-file --batch`. */

@@ -11,6 +11,7 @@ import { expandShared } from './shared.js';
 import { ConfigErrors, sortProblems, type ConfigProblem } from './problems.js';
 import { checkEntries, checkSchema } from './validate-schema.js';
 import { refusedReferences } from './references.js';
+import { expandShorthands } from './expand.js';
 import { deprecatedFields } from './warnings.js';
 import { KINDS } from '../resources/registry.js';
 import { registerSecret } from '../util/secrets.js';
@@ -110,6 +111,8 @@ export async function loadConfig(paths: string[], env: NodeJS.ProcessEnv = proce
     loaded.push({ file, data: interpolated.data, map, envPointers: new Set(interpolated.sources.keys()) });
   }
 
+  // Shorthands (an insight's `sql_file:`, a tile's insight by name): a file they name is read relative to it.
+  problems.push(...await expandShorthands(loaded, (path) => (source ? source.read(path) : readConfigFile(path, cwd))));
   const merged = mergeFiles(loaded);
   problems.push(...merged.problems, ...expandShared(loaded, merged.state));
   // References the referred items refuse (a flag targeting a behavioral cohort), where both are declared.

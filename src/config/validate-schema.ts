@@ -33,26 +33,21 @@ export function checkSchema(data: unknown, envSources: ReadonlyMap<string, reado
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Problems the kinds' rules find in one file's (interpolated) data, at JSON Pointers into it. */
-export function checkEntries(data: unknown, kinds: Kinds = KINDS): SchemaIssue[] {
-  const ruled = kinds.filter((k) => k.validateEntry);
-  if (ruled.length === 0 || !isObj(data)) return [];
-  const issues: SchemaIssue[] = [];
+/**
+ * Visits every entry of the given kinds in one file's data, with its JSON Pointer: nested in its
+ * parents (a project's feature_flags), at the top level (shared definitions) and each project's
+ * `overrides` of a shared one.
+ */
+export function visitEntries(data: unknown, kinds: readonly ResourceKind[], visit: (kind: ResourceKind, entry: Obj, pointer: string) => void, all: Kinds = KINDS): void {
+  if (kinds.length === 0 || !isObj(data)) return;
   const run = (kind: ResourceKind, entry: unknown, pointer: string): void => {
-    if (!isObj(entry)) return;
-    for (const problem of kind.validateEntry?.(entry) ?? []) {
-      let at = pointer;
-      for (const segment of problem.path) at = childPointer(at, segment);
-      // Said as validate says schema problems: the field's path within its item, then what is wrong.
-      const label = readablePath(problem.path.map(String));
-      issues.push({ pointer: at, at: problem.at ?? 'value', message: `${label}: ${problem.message}`, ...(problem.warning ? { warning: problem.warning } : {}) });
-    }
+    if (isObj(entry)) visit(kind, entry, pointer);
   };
   const list = (value: unknown, pointer: string, each: (entry: unknown, at: string) => void): void => {
     if (Array.isArray(value)) value.forEach((entry, i) => each(entry, childPointer(pointer, i)));
   };
-  for (const kind of ruled) {
-    const parent = parentKind(kind, kinds);
+  for (const kind of kinds) {
+    const parent = parentKind(kind, all);
     if (parent) {
       list(data[parent.configKey], childPointer('', parent.configKey), (p, at) => {
         if (isObj(p)) list(p[kind.configKey], childPointer(at, kind.configKey), (entry, e) => run(kind, entry, e));
@@ -65,5 +60,19 @@ export function checkEntries(data: unknown, kinds: Kinds = KINDS): SchemaIssue[]
       if (isObj(overrides)) for (const [ref, override] of Object.entries(overrides)) run(kind, override, childPointer(childPointer(at, OVERRIDES), ref));
     });
   }
+}
+
+/** Problems the kinds' rules find in one file's (interpolated) data, at JSON Pointers into it. */
+export function checkEntries(data: unknown, kinds: Kinds = KINDS): SchemaIssue[] {
+  const issues: SchemaIssue[] = [];
+  visitEntries(data, kinds.filter((k) => k.validateEntry), (kind, entry, pointer) => {
+    for (const problem of kind.validateEntry?.(entry) ?? []) {
+      let at = pointer;
+      for (const segment of problem.path) at = childPointer(at, segment);
+      // Said as validate says schema problems: the field's path within its item, then what is wrong.
+      const label = readablePath(problem.path.map(String));
+      issues.push({ pointer: at, at: problem.at ?? 'value', message: `${label}: ${problem.message}`, ...(problem.warning ? { warning: problem.warning } : {}) });
+    }
+  }, kinds);
   return issues;
 }

@@ -610,6 +610,31 @@ export interface ResourceKind {
    * at file:line:col. Must be cheap: it runs on every declared item of the kind.
    */
   validateEntry?(entry: Record<string, unknown>): EntryProblem[];
+  /**
+   * Keys that name a file whose text is another key's value (an insight's `sql_file` → `sql`):
+   * read when the files are loaded, relative to the file that names it.
+   */
+  readonly textFiles?: Readonly<Record<string, string>>;
+  /** Optional: an entry as the engine reads it, from shorthands the file may write (`sql:` for a HogQL chart's query). */
+  expand?(entry: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * Optional: whether a record of the kind's list is one of its items at all (an unnamed or
+   * unsaved insight is not): the others are dropped as the list is read, never matched,
+   * unmanaged or pruned.
+   */
+  listed?(record: LiveRecord): boolean;
+  /**
+   * Optional, with abridgedList: only declared items that declare one of these fields are read
+   * in full (a dashboard's tiles, filters and variables: the list does not carry them).
+   */
+  readonly detailedFields?: readonly string[];
+  /**
+   * Optional: what a create or an update does after its own request succeeded, where the API
+   * takes the change by other requests too (a dashboard's tiles: insights put on it through their
+   * own `dashboards`, then layouts and text tiles). `record` is the write's answer; a failure
+   * fails the change.
+   */
+  afterWrite?(write: { action: 'create' | 'update'; scope: Scope; id: string | number; values: Record<string, unknown>; record: LiveRecord }, port: KindPort): Promise<void>;
   /** A failed change's message, explained for the user (what may hold a key the list did not show). */
   explainFailure?(action: 'create' | 'update' | 'delete', message: string, status: number | undefined): string | undefined;
   /**

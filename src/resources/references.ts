@@ -67,8 +67,9 @@ function reach(value: unknown, path: readonly Step[], i: number, at: Array<strin
     walk(value);
     return;
   }
-  if (!isObj(value)) return;
-  const next = value[step.name];
+  // `[]` alone: the items of the list the path has reached (a field that is itself a list).
+  if (!isObj(value) && !(step.list && step.name === '' && Array.isArray(value))) return;
+  const next = step.name === '' ? value : (value as Obj)[step.name];
   if (!step.list) {
     if (next === undefined) return;
     at.push(step.name);
@@ -78,6 +79,12 @@ function reach(value: unknown, path: readonly Step[], i: number, at: Array<strin
   }
   if (!Array.isArray(next)) return;
   for (let j = 0; j < next.length; j++) {
+    if (step.name === '') {
+      at.push(j);
+      reach(next[j], path, i + 1, at, visit);
+      at.pop();
+      continue;
+    }
     at.push(step.name, j);
     reach(next[j], path, i + 1, at, visit);
     at.length -= 2;
@@ -106,8 +113,8 @@ function mayHold(value: unknown, path: readonly Step[], i: number, keys: readonl
   }
   const step = path[i]!;
   if (step.any) return true;
-  if (!isObj(value)) return false;
-  const next = value[step.name];
+  if (!isObj(value) && !(step.list && step.name === '' && Array.isArray(value))) return false;
+  const next = step.name === '' ? value : (value as Obj)[step.name];
   if (!step.list) return next !== undefined && mayHold(next, path, i + 1, keys);
   if (!Array.isArray(next)) return false;
   for (let j = 0; j < next.length; j++) if (mayHold(next[j], path, i + 1, keys)) return true;

@@ -14,13 +14,16 @@ import { cohort } from './cohort/kind.js';
 import { featureFlag } from './feature_flag/kind.js';
 import { eventDefinition } from './event_definition/kind.js';
 import { hogFunction } from './hog_function/kind.js';
+import { insight } from './insight/kind.js';
+import { dashboard } from './dashboard/kind.js';
 
 /**
  * In the order plans list them and apply creates them; parents before their children, and kinds
  * referred to by name before the kinds that refer to them (members, then roles and their
- * memberships, then project access; actions, then cohorts, then flags; hog functions after actions).
+ * memberships, then project access; actions, then cohorts, then flags; hog functions after actions;
+ * insights after the actions and cohorts their queries name, dashboards after the insights they show).
  */
-export const KINDS: readonly ResourceKind[] = [project, proxyRecord, member, role, roleMembership, access, action, cohort, featureFlag, hogFunction, eventDefinition];
+export const KINDS: readonly ResourceKind[] = [project, proxyRecord, member, role, roleMembership, access, action, cohort, featureFlag, hogFunction, eventDefinition, insight, dashboard];
 
 export type Kinds = readonly ResourceKind[];
 

@@ -42,6 +42,8 @@ interface Tracked {
   name(record: JsonObject): string;
   /** A value as the log keeps it (secrets masked). */
   logged?(record: JsonObject, field: string, value: Json): Json;
+  /** Records the API makes as a side effect without logging them (a flag's usage dashboard). */
+  silent?(record: JsonObject): boolean;
 }
 
 const BOOKKEEPING = ['id', 'created_at', 'created_by', 'updated_at', 'last_modified_by', 'version'];
@@ -77,6 +79,7 @@ function trackedOf(models: readonly SandboxModel[]): Tracked[] {
       },
       name: activity.name,
       ...(activity.logged ? { logged: activity.logged } : {}),
+      ...(activity.silent ? { silent: activity.silent } : {}),
     }];
   });
   trackedByModels.set(models, tracked);
@@ -174,7 +177,7 @@ function record(state: SandboxState, actor: Actor, snapshots: Before[]): void {
       created = current.filter((r) => !was.has(r));
       removed = array.filter((r) => !now.has(r));
     }
-    for (const r of created) entry(state, actor, tracked, r, tracked.itemScope, 'created', null);
+    for (const r of created) if (!tracked.silent?.(r)) entry(state, actor, tracked, r, tracked.itemScope, 'created', null);
     for (const r of removed) entry(state, actor, tracked, copies.get(r) ?? r, tracked.itemScope, 'deleted', null);
     for (const [live, before] of copies) {
       if (!appended && removed.includes(live)) continue;

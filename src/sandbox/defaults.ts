@@ -1,7 +1,7 @@
 // The workspace a sandbox starts with when it has neither a seed nor a state file: one
 // organization holding two projects, and the sandbox's one user (the creator of everything).
 import { personalApiKey } from './ids.js';
-import { newProjectFor } from '../resources/project/sandbox.js';
+import { projectMaker } from './models.js';
 import { STATE_FORMAT, type SandboxState, type UserBasic } from './state.js';
 
 export const DEFAULT_ORGANIZATION_ID = '0190d1c4-6a1e-7c3d-8e4f-5a6b7c8d9e0f';
@@ -54,7 +54,8 @@ export function emptyState(): SandboxState {
 export function defaultState(): SandboxState {
   const state = emptyState();
   state.organizations.push({ id: DEFAULT_ORGANIZATION_ID, name: DEFAULT_ORGANIZATION_NAME });
-  for (const p of DEFAULT_PROJECTS) state.projects.push(newProjectFor(state, p.id, DEFAULT_ORGANIZATION_ID, p.name));
+  const projects = projectMaker();
+  for (const p of DEFAULT_PROJECTS) state.projects.push(projects.make(state, p.id, DEFAULT_ORGANIZATION_ID, p.name));
   return state;
 }
 

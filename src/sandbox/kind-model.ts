@@ -55,6 +55,8 @@ export interface ActivityModel {
   deletedFlag?: string;
   /** The record is a project: its entries show in its own log (team_id its id). */
   self?: boolean;
+  /** Records the API makes as a side effect of another write without logging them (a flag's usage dashboard): no `created` entry. */
+  silent?(record: JsonObject): boolean;
   /** Path parameters that name a record a write may change (default `id`). */
   touchParams?: readonly string[];
 }
@@ -127,6 +129,17 @@ export interface KindContract {
   remove?: { allow?: string } | false;
 }
 
+/**
+ * How the kit makes a project (the default workspace, a seed's projects) without importing the
+ * project kind: the project's model declares it.
+ */
+export interface ProjectMaker {
+  /** A new project with the API's defaults, as the state's API version stores it. */
+  make(state: SandboxState, id: number, organization: string, name: string): ProjectState;
+  /** A seed project's own fields (not other kinds' sections), checked as the API checks a PATCH, then stored. */
+  seedFields(state: SandboxState, project: ProjectState, fields: JsonObject, where: string, fail: (where: string, message: string) => never): void;
+}
+
 export interface SandboxModel {
   /** The kind it models (the ResourceKind's name). */
   kind: string;
@@ -173,6 +186,10 @@ export interface SandboxModel {
   reachById?: boolean;
   /** The kind's generated contract test (see KindContract). */
   contract?: KindContract;
+  /** Sandbox-only jobs the kind runs on demand, served as POST /_sandbox/NAME/ (the API's background jobs: a stored query's rewrite). */
+  internal?: Readonly<Record<string, (state: SandboxState) => Json>>;
+  /** Set by the one kind that is the project: how the kit's defaults and seeds make projects. */
+  projects?: ProjectMaker;
 }
 
 /** The records of a model in a state (created empty in a state written before the kind existed). */

@@ -2,7 +2,7 @@
 // (ResourceKind.sandbox), so the CLI never loads sandbox code and a new kind needs no line here.
 // loadSandboxModels() runs once, before anything of the sandbox uses them (startSandbox does).
 import { KINDS } from '../resources/registry.js';
-import type { SandboxModel } from './kind-model.js';
+import type { ProjectMaker, SandboxModel } from './kind-model.js';
 
 let loaded: readonly SandboxModel[] | undefined;
 
@@ -18,4 +18,11 @@ export async function loadSandboxModels(): Promise<readonly SandboxModel[]> {
 export function sandboxModels(): readonly SandboxModel[] {
   if (!loaded) throw new Error('the sandbox models are not loaded: await loadSandboxModels() first');
   return loaded;
+}
+
+/** How projects are made, from the model that declares it (the project kind's). */
+export function projectMaker(): ProjectMaker {
+  const maker = sandboxModels().find((m) => m.projects)?.projects;
+  if (!maker) throw new Error('no sandbox model makes projects');
+  return maker;
 }

@@ -6,11 +6,10 @@ import { readFile } from 'node:fs/promises';
 import { loadYaml } from '../config/compiled.js';
 import { isScope } from './auth.js';
 import { emptyState, FIRST_PROJECT_ID } from './defaults.js';
-import { ApiError } from './errors.js';
 import { isUuid, uuidv7 } from './ids.js';
 import { isObject, type Json, type JsonObject } from './json.js';
-import { applyProjectPatch, newProjectFor, PROJECT_RULES, validateProjectPatch } from '../resources/project/sandbox.js';
-import { sandboxModels } from './models.js';
+import { projectMaker, sandboxModels } from './models.js';
+import { seedList, type SeedFail } from './seed-kit.js';
 import { FEATURES } from './features.js';
 import { seedPeople } from './seed-people.js';
 import { addUser } from './members.js';
@@ -96,38 +95,13 @@ export async function loadSeedFile(path: string): Promise<unknown> {
   }
 }
 
-export type SeedFail = (where: string, msg: string) => never;
-
-/** A seed section that is a list of mappings (absent: none). */
-export function seedList(value: unknown, where: string, fail: SeedFail): JsonObject[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || !value.every(isObject)) fail(where, 'must be a list of mappings');
-  return value as JsonObject[];
-}
 const list = seedList;
-
-/** Runs an API-level operation of a seed, turning its 400 into a seed error at `where`. */
-export function seedApply<T>(where: string, fail: SeedFail, fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    if (err instanceof ApiError) return fail(err.body.attr ? `${where}.${err.body.attr}` : where, err.body.detail);
-    throw err;
-  }
-}
-
-/** The id of the seed user (or the sandbox user) with this email; a seed error otherwise. */
-export function seedUserByEmail(state: SandboxState, email: unknown, where: string, fail: SeedFail): number {
-  const found = typeof email === 'string' ? [state.user, ...state.users].find((u) => u.email.toLowerCase() === email.toLowerCase()) : undefined;
-  if (!found) return fail(where, `unknown user ${JSON.stringify(email)} (name it under users)`);
-  return found.id;
-}
 
 /** Builds a sandbox state from a parsed seed document; `source` names it in errors. */
 export function stateFromSeed(doc: unknown, source: string): SandboxState {
   const fail = (where: string, msg: string): never => { throw new SeedError(source, where, msg); };
-  const apply = <T>(where: string, fn: () => T): T => seedApply(where, fail, fn);
   // Each kind's model seeds its own section, under an organization or a project.
+  const projects = projectMaker();
   const sections = sandboxModels().flatMap((m) => m.seeds ?? []);
   const orgSections = sections.filter((x) => x.at === 'organization');
   const projectSections = sections.filter((x) => x.at === 'project');
@@ -206,20 +180,13 @@ export function stateFromSeed(doc: unknown, source: string): SandboxState {
       const own = Object.fromEntries(projectSections.map((x) => [x.key, p[x.key]]));
       const { id: rawId, ...rest } = p;
       const fields = Object.fromEntries(Object.entries(rest).filter(([k]) => !(k in own)));
-      for (const k of Object.keys(fields)) if (!(k in PROJECT_RULES)) fail(`${pat}.${k}`, 'not a writable project field');
       if (rawId !== undefined && (typeof rawId !== 'number' || !Number.isInteger(rawId) || rawId < 1)) fail(`${pat}.id`, 'must be a positive integer');
       while (rawId === undefined && usedProjectIds.has(nextProjectId)) nextProjectId++;
       const projectId = (rawId as number | undefined) ?? nextProjectId;
       if (usedProjectIds.has(projectId)) fail(`${pat}.id`, `duplicate project id ${projectId}`);
       usedProjectIds.add(projectId);
-      const project = newProjectFor(state, projectId, orgId, `Project ${projectId}`);
-      // A seed may hold what the API no longer lets anyone write (access_control was writable once).
-      const { access_control: accessControl, ...writable } = fields;
-      if (accessControl !== undefined) {
-        if (typeof accessControl !== 'boolean') fail(`${pat}.access_control`, 'must be true or false');
-        project.access_control = accessControl as boolean;
-      }
-      applyProjectPatch(state, project, apply(pat, () => validateProjectPatch(writable)));
+      const project = projects.make(state, projectId, orgId, `Project ${projectId}`);
+      projects.seedFields(state, project, fields, pat, fail);
       state.projects.push(project);
       projectsToSeed.push({ project, sections: own, at: pat });
     }

@@ -100,6 +100,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
 
   const models = await loadSandboxModels();
   const routes = sandboxRoutes(models);
+  const jobs = new Map(models.flatMap((m) => Object.entries(m.internal ?? {})));
   const { state, origin } = await initialState(opts);
   const store = new SandboxStore(state, opts.statePath);
   store.deletionDelayMs = deletionDelayMs;
@@ -151,6 +152,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
     }
     if (url.pathname.startsWith(INTERNAL_PREFIX) || url.pathname === INTERNAL_PREFIX.slice(0, -1)) {
       req.resume();
+      // A kind's background job, run on demand (the API's rewrite of stored queries).
+      const job = method === 'POST' ? jobs.get(url.pathname.slice(INTERNAL_PREFIX.length).replace(/\/$/, '')) : undefined;
+      if (job) {
+        sendJson(res, 200, await store.write(job));
+        return;
+      }
       handleInternal(method, url, stats, store.clock, res);
       return;
     }

@@ -196,7 +196,8 @@ export async function listRecords(api: ApiPort, kind: ResourceKind, scope: Scope
       kind.companions ? readCompanions(api, kind.companions(scope)) : undefined,
     ]);
     const meta = listMeta(listed);
-    const records = checkRecords(kind, path, companions && kind.combine ? kind.combine(listed, companions) : listed);
+    const own = kind.listed ? withListMeta(listed.filter((r) => r !== null && typeof r === 'object' && kind.listed?.(r as LiveRecord)), meta) : listed;
+    const records = checkRecords(kind, path, companions && kind.combine ? kind.combine(own, companions) : own);
     if (companions) withListMeta(records, { ...meta, companions });
     if (!kind.abridgedList) return records;
     // The list answers basic fields only: the records compared or written are read again in full

@@ -53,7 +53,8 @@ export function plannedReads(desired: DesiredState, kinds: Kinds = KINDS): Colle
         // Kinds read one GET per declared item are listed too: the list names the unmanaged ones.
         if (kind.read === 'search') reads.push({ kind, scope, list: false, ids: [], searches: keys });
         else if (kind.abridgedList) {
-          const items = itemsIn(org, kind, scope);
+          const detailed = kind.detailedFields;
+          const items = itemsIn(org, kind, scope).filter((i) => !detailed || detailed.some((f) => f in i.fields));
           // An item renamed_from another identity is compared with the live item of that one.
           const details = items.flatMap((i) => [kind.matchKey(i.key), ...(i.renamedFrom === undefined ? [] : [kind.matchKey(i.renamedFrom)]), ...(i.pin === undefined ? [] : [i.pin])]);
           reads.push({ kind, scope, list: true, ids: [], details });

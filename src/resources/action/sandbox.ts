@@ -15,7 +15,7 @@ import { validationError } from '../../sandbox/errors.js';
 import { nowIso } from '../../sandbox/ids.js';
 import { clone, isObject, pyTypeName, type Json, type JsonObject } from '../../sandbox/json.js';
 import { recordsOf, type KindContext, type SandboxModel } from '../../sandbox/kind-model.js';
-import { seedApply, seedList } from '../../sandbox/seed.js';
+import { seedApply, seedList } from '../../sandbox/seed-kit.js';
 import type { SandboxState } from '../../sandbox/state.js';
 import { booleanRule, stringRule, tagsRule, validatePartial } from '../../sandbox/validation.js';
 

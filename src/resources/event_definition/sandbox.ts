@@ -11,7 +11,7 @@ import { nowIso, uuidv7 } from '../../sandbox/ids.js';
 import type { JsonObject } from '../../sandbox/json.js';
 import type { KindContext, SandboxModel } from '../../sandbox/kind-model.js';
 import { hasFeature } from '../../sandbox/features.js';
-import { seedApply, seedList } from '../../sandbox/seed.js';
+import { seedApply, seedList } from '../../sandbox/seed-kit.js';
 import type { OrganizationState, SandboxState } from '../../sandbox/state.js';
 import { booleanRule, integerRule, stringRule, tagsRule, validatePartial } from '../../sandbox/validation.js';
 import { paginate } from '../../sandbox/pagination.js';

@@ -69,7 +69,8 @@ export const featureFlag: ResourceKind = {
   itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
   liveId: (r) => r.id as number,
   isGone: (r) => r.deleted === true,
-  createCall: (s, key, values) => ({ method: 'POST', path: base(s), body: { ...request(values), key } }),
+  // Without a usage dashboard: the API would otherwise make one (and two insights) with every flag, which no file declares.
+  createCall: (s, key, values) => ({ method: 'POST', path: base(s), body: { ...request(values), key, _should_create_usage_dashboard: false } }),
   updateCall: (s, id, values, live) => ({ method: 'PATCH', path: featureFlag.itemPath(s, id), body: { ...request(values), ...concurrency(values, live) } }),
   deleteCall: (s, id) => ({ method: 'PATCH', path: featureFlag.itemPath(s, id), body: { deleted: true } }),
   preview: blastRadiusPreview,

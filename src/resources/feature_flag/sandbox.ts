@@ -19,8 +19,9 @@ import { notFound } from '../../sandbox/errors.js';
 import { paginate } from '../../sandbox/pagination.js';
 import type { Handler, Reply, RequestContext } from '../../sandbox/router.js';
 import { projectOf } from '../../sandbox/routes/common.js';
-import { seedApply, seedList } from '../../sandbox/seed.js';
+import { seedApply, seedList } from '../../sandbox/seed-kit.js';
 import { blastRadius, evaluateFlag, toCondition, UnsupportedFilterError, type Person } from './sandbox-blast.js';
+import { createUsageDashboard } from '../dashboard/sandbox.js';
 import { gatedAction, holdForApproval, renderChangeRequest, seedApprovals } from './sandbox-approvals.js';
 import { decryptPayloads, dependencyIds, encryptPayloads, renderFilters, rewriteFilters } from './sandbox-filters.js';
 import {
@@ -229,7 +230,7 @@ export function createFlag(state: SandboxState, project: number, body: JsonObjec
     has_encrypted_payloads: encrypted,
     evaluation_runtime: (fields.evaluation_runtime as string | null | undefined) ?? 'all',
     creation_context: (fields.creation_context as string | undefined) ?? 'feature_flags',
-    usage_dashboard: state.next_ids.dashboard,
+    usage_dashboard: null,
     version: 1,
     created_at: now,
     updated_at: now,
@@ -616,7 +617,15 @@ export const model: SandboxModel = {
         : liveFlags(ctx.state, project.id);
       return { status: 200, body: paginate(flags, (f) => renderFlag(ctx.state, f), ctx.request.url) };
     },
-    createReply: (ctx) => ({ status: 201, body: renderFlag(ctx.state, createFlag(ctx.state, (ctx.project as ProjectState).id, ctx.request.body)) }),
+    createReply: (ctx) => {
+      const project = (ctx.project as ProjectState).id;
+      const flag = createFlag(ctx.state, project, ctx.request.body);
+      // The API makes a usage dashboard with every flag unless told not to (API version 2026 makes none).
+      if (ctx.request.body._should_create_usage_dashboard !== false && (ctx.state.api_version ?? 2025) < 2026) {
+        flag.usage_dashboard = createUsageDashboard(ctx.state, project, flag.key).id as number;
+      }
+      return { status: 201, body: renderFlag(ctx.state, flag) };
+    },
     // PATCH: validated first; a change the project's approval policy gates is held (409), not applied.
     updateReply: (record, ctx) => {
       const flag = flagOf(record);

@@ -26,7 +26,7 @@ import { nowIso, uuidv7 } from '../../sandbox/ids.js';
 import { clone, isObject, type Json, type JsonObject } from '../../sandbox/json.js';
 import { recordsOf, type KindContext, type SandboxModel } from '../../sandbox/kind-model.js';
 import { paginate } from '../../sandbox/pagination.js';
-import { seedApply, seedList } from '../../sandbox/seed.js';
+import { seedApply, seedList } from '../../sandbox/seed-kit.js';
 import type { SandboxState } from '../../sandbox/state.js';
 import { booleanRule, integerRule, stringRule, validatePartial } from '../../sandbox/validation.js';
 import type { Handler } from '../../sandbox/router.js';

@@ -20,6 +20,7 @@ import { intParam, organizationOf } from '../../sandbox/routes/common.js';
 import { liveEventsToken, nextIntegerId, nowIso, takeIntegerId, projectApiToken, uuidv7 } from '../../sandbox/ids.js';
 import { clone, isObject, pyTypeName, type Json, type JsonObject } from '../../sandbox/json.js';
 import { LEVELS, type ProjectState, type SandboxState } from '../../sandbox/state.js';
+import { seedApply } from '../../sandbox/seed-kit.js';
 import {
   booleanRule, decimalRule, integerChoiceRule, integerRule, objectRule, stringListRule, stringRule, timeZoneRule,
   requireField, untypedRule, validatePartial, type Rule,
@@ -510,8 +511,20 @@ const item = '/api/organizations/:org/projects/:id/';
 const viewRoute = (name: string): Route => ({ pattern: `${item}${name}/`, methods: { GET: { scope: 'project:read', handler: view } } });
 const actionRoute = (name: string, handler: Handler): Route => ({ pattern: `${item}${name}/`, methods: { PATCH: { scope: 'project:write', handler } } });
 
+/** A seed project's own fields: a PATCH's checks, and access_control, which the API no longer lets anyone write but a seed may hold. */
+function seedFields(state: SandboxState, project: ProjectState, fields: JsonObject, where: string, fail: (where: string, message: string) => never): void {
+  for (const k of Object.keys(fields)) if (!(k in PROJECT_RULES)) fail(`${where}.${k}`, 'not a writable project field');
+  const { access_control: accessControl, ...writable } = fields;
+  if (accessControl !== undefined) {
+    if (typeof accessControl !== 'boolean') fail(`${where}.access_control`, 'must be true or false');
+    project.access_control = accessControl as boolean;
+  }
+  applyProjectPatch(state, project, seedApply(where, fail, () => validateProjectPatch(writable)));
+}
+
 export const model: SandboxModel = {
   kind: 'project',
+  projects: { make: newProjectFor, seedFields },
   collection: 'projects',
   path: '/api/organizations/:org/projects/',
   parent: 'organization',

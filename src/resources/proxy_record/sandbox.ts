@@ -11,7 +11,7 @@ import { isHostname } from '../../sandbox/validation.js';
 import { requireOrganizationAdmin } from '../../sandbox/auth.js';
 import { serverError } from '../../sandbox/errors.js';
 import type { SandboxModel } from '../../sandbox/kind-model.js';
-import { seedApply, seedList } from '../../sandbox/seed.js';
+import { seedApply, seedList } from '../../sandbox/seed-kit.js';
 
 export const PROXY_STATUSES = ['waiting', 'issuing', 'valid', 'warning', 'erroring', 'deleting', 'timed_out'] as const;
 export const DEFAULT_MAX_PROXY_RECORDS = 2;

@@ -15,7 +15,7 @@ import type { SandboxModel } from '../../sandbox/kind-model.js';
 import { paginate } from '../../sandbox/pagination.js';
 import type { Handler, RequestContext } from '../../sandbox/router.js';
 import { organizationOf } from '../../sandbox/routes/common.js';
-import { seedApply, seedList, seedUserByEmail } from '../../sandbox/seed.js';
+import { seedApply, seedList, seedUserByEmail } from '../../sandbox/seed-kit.js';
 
 export const ACCESS_LEVELS = [21, 37] as const;
 const DEFAULT_ACCESS_LEVEL = 21;
