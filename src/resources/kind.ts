@@ -62,6 +62,13 @@ export function parentItemKey(parent: ParentRef): string {
   return parent.item ?? parent.key;
 }
 
+/** The address key of a scope's parent item: `PROJECT/NAME` for a parent inside a project (an insight), else its own key. */
+export function parentAddressKey(scope: Scope): string | undefined {
+  const parent = scope.parent;
+  if (!parent) return undefined;
+  return scope.project !== null && parent.project !== true ? `${scope.project}/${parentItemKey(parent)}` : parentItemKey(parent);
+}
+
 /** The scope once its parent has an id (read from its list, or given by the create that made it). */
 export function withParentId(scope: Scope, id: string | number): Scope {
   const parent = scope.parent;
@@ -71,7 +78,8 @@ export function withParentId(scope: Scope, id: string | number): Scope {
 
 /** The part of an item's address that names its parent: `111` (a project), `Engineers` (a role), null for the organization. */
 export function parentKeyOf(scope: Scope): string | null {
-  if (scope.parent) return scope.parent.key;
+  // A parent inside a project (an insight's alerts): `PROJECT/INSIGHT`.
+  if (scope.parent) return scope.project !== null && scope.parent.project !== true ? `${scope.project}/${scope.parent.key}` : scope.parent.key;
   return scope.project === null ? null : String(scope.project);
 }
 
