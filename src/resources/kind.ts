@@ -157,13 +157,20 @@ export interface BlastRadius {
 export interface ChangeAnnotations {
   /** Feature flags whose release conditions change: how many users the new conditions reach. */
   blast_radius?: BlastRadius;
+  /** The API sends a delivery at once when this change is made (a subscription created enabled, its recipients changed). */
+  sends_delivery?: true;
+  /** Addresses of items the API deletes with this change, silently (an insight's alerts). */
+  also_deletes?: string[];
+  /** Words said beside the change in every rendering (a recipient added again is invited again). */
+  notes?: string[];
 }
 
 /** A planned create or update, as a kind's preview sees it. */
 export interface PreviewInput {
   /** The change's address, for warnings. */
   address: string;
-  action: 'create' | 'update';
+  /** Deletes only for kinds with `previewsDeletes`. */
+  action: 'create' | 'update' | 'delete';
   scope: Scope;
   /** The identity value as the API takes it. */
   identity: string;
@@ -522,6 +529,18 @@ export interface ResourceKind {
    * warning of the plan (the hook words it), never an error.
    */
   preview?(input: PreviewInput, port: KindPort): Promise<PreviewResult | undefined>;
+  /** The kind's preview also runs for its deletes (what the API deletes with an insight). */
+  readonly previewsDeletes?: true;
+  /**
+   * Optional: what a planned change does that the change itself says (a subscription's create
+   * sends a delivery), without asking the API: shown beside every change, previews or not.
+   */
+  annotate?(input: PreviewInput): ChangeAnnotations | undefined;
+  /**
+   * Optional: a refusal of the kind's list (its status and the API's message) in the user's words,
+   * when the API refuses the kind to every key (older versions served alerts to no personal key).
+   */
+  refusedRead?(status: number, message: string): string | undefined;
   /**
    * Optional: what the kind reads of the API, once per run before anything is planned, to check,
    * mask and compare its declared items (a hog function's template schemas, for templates hogsync

@@ -208,6 +208,9 @@ export async function listRecords(api: ApiPort, kind: ResourceKind, scope: Scope
     return full.filter((r): r is LiveRecord => r !== null);
   } catch (err) {
     if (missingIsEmpty && is404(err)) return [];
+    // A kind the API refuses to every key (older versions' alerts) says so in the user's words.
+    const refused = err instanceof HogsyncError && err.request?.status !== undefined ? kind.refusedRead?.(err.request.status, err.message) : undefined;
+    if (refused !== undefined) throw new HogsyncError('api', `${kind.configKey}: ${refused}`, { cause: err, request: (err as HogsyncError).request });
     if (scope.project === null && is404(err)) throw new UnknownOrganization(scope.organization, err as HogsyncError);
     throw err;
   }

@@ -56,9 +56,27 @@ function body(scope: Scope, values: Obj, ids: unknown): Obj {
   return rest;
 }
 
+/** The organization's alert limit without its `alerts` feature, counted over the project before anything is sent. */
+function limitError(view: ScopeView, companions: Companions): ScopeCheck | undefined {
+  const org = companions.organization;
+  if (!isObj(org) || !Array.isArray(org.available_product_features) || !Array.isArray(companions.project_alerts)) return undefined;
+  if (org.available_product_features.some((f) => (isObj(f) ? f.key : f) === 'alerts')) return undefined;
+  const creates = view.changes.filter((c) => c.action === 'create');
+  const after = companions.project_alerts.length + creates.length - view.changes.filter((c) => c.action === 'delete').length;
+  if (creates.length === 0 || after <= ALERTS_WITHOUT_FEATURE) return undefined;
+  const item = view.items.find((i) => i.key === creates[0]?.identity);
+  return {
+    error: `${creates.map((c) => c.address).join(', ')}: project ${String(view.scope.project)} would hold ${after} alerts, and organization ${view.scope.organization} does not have the alerts feature (alerts), `
+      + `which allows ${ALERTS_WITHOUT_FEATURE} per project; nothing was sent: remove alerts from the files, or upgrade the organization's plan`,
+    ...(item?.position ? { errorAt: item.position } : {}),
+  };
+}
+
 /** Emails that are not members of the organization, and the organization's alert limit, before anything is sent. */
 function check(view: ScopeView): ScopeCheck {
   const companions = (view.meta?.companions ?? {}) as Companions;
+  const limit = limitError(view, companions);
+  if (limit) return limit;
   if (Array.isArray(companions.members)) {
     const ids = memberIds(companions);
     for (const item of view.items) {
@@ -101,7 +119,16 @@ export const alert: ResourceKind = {
   // The list filters by insight: one list per declared insight.
   collectionPath: (s) => `${base(s)}?insight=${encodeURIComponent(String(s.parent?.id ?? ''))}`,
   itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
-  companions: (s) => [{ name: 'members', path: `${organization(s)}members/` }],
+  companions: (s) => [
+    { name: 'members', path: `${organization(s)}members/` },
+    // The limit without the alerts feature counts every alert of the project.
+    { name: 'organization', path: organization(s), one: true },
+    { name: 'project_alerts', path: base(s), optional: true },
+  ],
+  refusedRead: (status) => (status === 403
+    ? 'the API refuses alerts to this personal API key (403): older PostHog versions served alerts to no personal API key, whatever its scopes (newer ones take the alert:read and alert:write scopes). '
+      + 'Upgrade the instance, or take the alerts out of the files and manage them in the web app'
+    : undefined),
   // Each record carries the organization's ids of members: an update sends users by id.
   combine: (records, companions) => {
     const ids = memberIds(companions);

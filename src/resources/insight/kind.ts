@@ -18,6 +18,7 @@ import { fieldsFromSchema, lazy } from '../schema.js';
 import { normalizeTags } from '../tags.js';
 import { normalizeQuery, plainSql, queryProblems, sqlQuery } from './query.js';
 import { alertProblems } from '../alert/rules.js';
+import { alertsDeletedWith } from '../alert/cascade.js';
 
 const base = (s: Scope) => `/api/projects/${encodeURIComponent(String(s.project))}/insights/`;
 const fields = lazy(() => fieldsFromSchema('insight', ['name']));
@@ -88,4 +89,7 @@ export const insight: ResourceKind = {
   deleteCall: (s, id) => ({ method: 'PATCH', path: insight.itemPath(s, id), body: { deleted: true } }),
   activity: { scopes: ['Insight'], log: 'parent' },
   validateEntry: validateInsightEntry,
+  // The API deletes an insight's alerts with it, or with a query that cannot carry them: said beside the change.
+  preview: alertsDeletedWith,
+  previewsDeletes: true,
 };
