@@ -38,7 +38,7 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
 interface Declared { item: DesiredItem; reference: boolean; where: FilePosition }
 
 /** Where a declared item lives: its project, and its parent when that is not a project. */
-interface ItemScope { project: number | null; parent?: { kind: string; key: string; item?: string } }
+interface ItemScope { project: number | null; parent?: { kind: string; key: string; item?: string; tagged?: true } }
 
 /** The key an `id:` pin is written under (kinds whose identities repeat in the API). */
 export const PIN = 'id';
@@ -68,7 +68,7 @@ export function identityScope(item: Pick<DesiredItem, 'project' | 'parent'>): nu
 
 /** How messages name an item within its organization: `KEY`, `PROJECT/KEY`, `PARENT/KEY`. */
 export function itemAddressKey(item: Pick<DesiredItem, 'project' | 'parent' | 'key'>): string {
-  if (item.parent) return `${item.project !== null && item.project !== undefined ? `${item.project}/` : ''}${item.parent.key}/${item.key}`;
+  if (item.parent) return `${item.project !== null && item.project !== undefined ? `${item.project}/` : ''}${item.parent.tagged ? `${item.parent.kind}/` : ''}${item.parent.key}/${item.key}`;
   return item.project === null ? item.key : `${item.project}/${item.key}`;
 }
 
@@ -239,7 +239,7 @@ function declareChildren(cx: FileContext, child: ResourceKind, entries: Readonly
         cx.problems.push({ position: lazyPosition(cx.f.file, cx.f.map, grandBase), message: `${labelOf(child)} ${item.key} is declared absent (${formatPosition(item.position)}), so it cannot have ${grandchild.configKey.replace(/_/g, ' ')}: the API deletes them with it; remove them from the file` });
         continue;
       }
-      declareChildren(cx, grandchild, childEntries(grandchild, value), grandBase, { project: at.project, parent: { kind: child.name, key: item.key } });
+      declareChildren(cx, grandchild, childEntries(grandchild, value), grandBase, { project: at.project, parent: { kind: child.name, key: item.key, ...(grandchild.tagsParent ? { tagged: true as const } : {}) } });
     }
   }
 }

@@ -379,7 +379,12 @@ function declareNested(f: LoadedFile, org: DesiredOrganization, kind: ResourceKi
       const ensure = value.ensure === 'absent' ? 'absent' : 'present';
       const fields: Record<string, unknown> = {};
       if (ensure === 'present') for (const [name, v] of Object.entries(value)) if (name in child.fields) fields[name] = v;
-      org.items.push({ kind: child.name, organization: org.id, project: parent.project, key, ensure, fields, interpolated: [], position, parent: { kind: kind.name, key: parent.key } });
+      const references = child.references && ensure === 'present'
+        ? declaredReferences(child, fields, (field) => childPointer(at, field), (p) => positionIn(f, p, false), problems) : [];
+      org.items.push({
+        kind: child.name, organization: org.id, project: parent.project, key, ensure, fields, interpolated: [], position,
+        parent: { kind: kind.name, key: parent.key, ...(child.tagsParent ? { tagged: true as const } : {}) }, ...(references.length > 0 ? { references } : {}),
+      });
     });
   }
 }

@@ -77,7 +77,7 @@ function parentScopes(kind: ResourceKind, org: DesiredOrganization, kinds: Kinds
       return {
         organization: org.id, project: i.project,
         parent: {
-          kind: parent.name, key: alias ?? i.key, id: null, ...(alias !== undefined ? { item: i.key } : {}),
+          kind: parent.name, key: alias ?? i.key, id: null, ...(alias !== undefined ? { item: i.key } : {}), ...(kind.tagsParent ? { tagged: true as const } : {}),
           ...(i.renamedFrom !== undefined ? { formerKey: i.renamedFrom } : {}), ...(parent.projectKind ? { project: true as const } : {}),
         },
       };

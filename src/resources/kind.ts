@@ -55,6 +55,8 @@ export interface ParentRef {
   project?: true;
   /** The parent item's own key, where its items' addresses name it otherwise (a new project's alias). */
   item?: string;
+  /** Addresses name the parent's kind too (`PROJECT/dashboard/NAME`): the kind may sit under parents of several kinds. */
+  tagged?: true;
 }
 
 /** The address key of the parent item itself (the change that creates it). */
@@ -79,7 +81,10 @@ export function withParentId(scope: Scope, id: string | number): Scope {
 /** The part of an item's address that names its parent: `111` (a project), `Engineers` (a role), null for the organization. */
 export function parentKeyOf(scope: Scope): string | null {
   // A parent inside a project (an insight's alerts): `PROJECT/INSIGHT`.
-  if (scope.parent) return scope.project !== null && scope.parent.project !== true ? `${scope.project}/${scope.parent.key}` : scope.parent.key;
+  if (scope.parent) {
+    const key = scope.parent.tagged ? `${scope.parent.kind}/${scope.parent.key}` : scope.parent.key;
+    return scope.project !== null && scope.parent.project !== true ? `${scope.project}/${key}` : key;
+  }
   return scope.project === null ? null : String(scope.project);
 }
 
@@ -169,7 +174,7 @@ export interface ChangeAnnotations {
 export interface PreviewInput {
   /** The change's address, for warnings. */
   address: string;
-  /** Deletes only for kinds with `previewsDeletes`. */
+  /** Deletes only for kinds whose `previewActions` name them. */
   action: 'create' | 'update' | 'delete';
   scope: Scope;
   /** The identity value as the API takes it. */
@@ -350,6 +355,8 @@ export interface ResourceKind {
   readonly projectKind?: boolean;
   /** Inside its parent, the kind's items are written as a list of identities only (a role's `members: [EMAIL, …]`). */
   readonly identityList?: boolean;
+  /** Its addresses name the parent's kind before the parent (`subscription:ORG/PROJECT/dashboard/NAME/TITLE`). */
+  readonly tagsParent?: true;
   /**
    * `list`: one paginated list per collection; `get`: the list, and one GET per declared item
    * (lists carry only basic fields); `search`: one GET per declared item, by its identity in the
@@ -529,8 +536,8 @@ export interface ResourceKind {
    * warning of the plan (the hook words it), never an error.
    */
   preview?(input: PreviewInput, port: KindPort): Promise<PreviewResult | undefined>;
-  /** The kind's preview also runs for its deletes (what the API deletes with an insight). */
-  readonly previewsDeletes?: true;
+  /** The changes the kind's preview runs for (default creates and updates; an insight's: updates and deletes, what the API deletes with it). */
+  readonly previewActions?: ReadonlyArray<'create' | 'update' | 'delete'>;
   /**
    * Optional: what a planned change does that the change itself says (a subscription's create
    * sends a delivery), without asking the API: shown beside every change, previews or not.

@@ -17,14 +17,15 @@ import { hogFunction } from './hog_function/kind.js';
 import { insight } from './insight/kind.js';
 import { dashboard } from './dashboard/kind.js';
 import { alert } from './alert/kind.js';
+import { subscription } from './subscription/kind.js';
 
 /**
  * In the order plans list them and apply creates them; parents before their children, and kinds
  * referred to by name before the kinds that refer to them (members, then roles and their
  * memberships, then project access; actions, then cohorts, then flags; hog functions after actions;
- * insights after the actions and cohorts their queries name, dashboards after the insights they show; alerts under their insight).
+ * insights after the actions and cohorts their queries name, dashboards after the insights they show; alerts under their insight, subscriptions under their dashboard).
  */
-export const KINDS: readonly ResourceKind[] = [project, proxyRecord, member, role, roleMembership, access, action, cohort, featureFlag, hogFunction, eventDefinition, insight, alert, dashboard];
+export const KINDS: readonly ResourceKind[] = [project, proxyRecord, member, role, roleMembership, access, action, cohort, featureFlag, hogFunction, eventDefinition, insight, alert, dashboard, subscription];
 
 export type Kinds = readonly ResourceKind[];
 

@@ -9,7 +9,7 @@ import { holdsDeferred } from '../plan/references.js';
 export async function runPreviews(result: PlanResult, port: ApiPort, parallelism: number): Promise<PlanAnnotations> {
   const targets = result.plan.changes.filter((c) => {
     const kind = result.executions.get(c.address)?.kind;
-    return kind?.preview && (c.action !== 'delete' || kind.previewsDeletes);
+    return kind?.preview && (kind.previewActions ?? ['create', 'update']).includes(c.action);
   });
   const found = await mapLimit(targets, parallelism, async (change) => {
     const execution = result.executions.get(change.address);

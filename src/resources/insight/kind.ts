@@ -91,5 +91,5 @@ export const insight: ResourceKind = {
   validateEntry: validateInsightEntry,
   // The API deletes an insight's alerts with it, or with a query that cannot carry them: said beside the change.
   preview: alertsDeletedWith,
-  previewsDeletes: true,
+  previewActions: ['update', 'delete'],
 };
