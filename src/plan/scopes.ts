@@ -142,9 +142,11 @@ function lookupsOf(org: DesiredOrganization, kinds: Kinds): Array<{ kind: Resour
     for (const ref of item.references) {
       const kind = kinds.find((k) => k.name === ref.kind);
       if (!kind) continue;
-      const scope = scopeOfItem(item);
+      // Referred items live in the project, whatever parent the referring item has (a subscription's insights).
+      const own = scopeOfItem(item);
+      const scope: Scope = { organization: own.organization, project: own.project };
       const key = `${kind.name}|${scopeKey(scope)}`;
-      if (!planned.has(key) && !out.has(key)) out.set(key, { kind, scope: { organization: scope.organization, project: scope.project } });
+      if (!planned.has(key) && !out.has(key)) out.set(key, { kind, scope });
     }
   }
   return [...out.values()];
