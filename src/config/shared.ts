@@ -347,7 +347,7 @@ function expandChildLists({ org, files }: OrgScope, parentsByKind: Map<ResourceK
           }
           index.set(id, item);
           org.items.push(item);
-          if (ensure === 'present') declareNested(f, org, kind, entry, pointer, item, problems);
+          declareNested(f, org, kind, entry, pointer, item, problems);
         }
       });
     }
@@ -362,6 +362,13 @@ function declareNested(f: LoadedFile, org: DesiredOrganization, kind: ResourceKi
   for (const child of KINDS.filter((k) => k.parent === kind.name)) {
     const list = entry[child.configKey];
     if (!Array.isArray(list)) continue;
+    if (parent.ensure === 'absent') {
+      // Only once, not per project the shared item applies to.
+      if (list.some((v) => isObj(v) && v.ensure !== 'absent') && !problems.some((p) => p.message.startsWith(`${label(kind)} ${parent.key} is declared absent`))) {
+        problems.push({ position: positionIn(f, childPointer(pointer, child.configKey)), message: `${label(kind)} ${parent.key} is declared absent (${formatPosition(parent.position)}), so it cannot have ${plural(child)}: the API deletes them with it; remove them from the file` });
+      }
+      continue;
+    }
     const seen = new Map<string, FilePosition>();
     list.forEach((value, i) => {
       if (!isObj(value)) return;
