@@ -101,6 +101,8 @@ export const alert: ResourceKind = {
   identityField: 'name',
   parent: 'insight',
   read: 'list',
+  // Written with their insight: only when --kind names insights.
+  exportedByDefault: false,
   canCreate: true,
   get fields() { return fields(); },
   sandbox: () => import('./sandbox.js'),

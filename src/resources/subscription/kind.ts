@@ -72,6 +72,8 @@ export const subscription: ResourceKind = {
   parent: 'dashboard',
   tagsParent: true,
   read: 'list',
+  // Written with their dashboard: only when --kind names dashboards.
+  exportedByDefault: false,
   canCreate: true,
   get fields() { return fields(); },
   sandbox: () => import('./sandbox.js'),
