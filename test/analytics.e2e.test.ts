@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../src/sandbox/server.js';
-import { api, inProcessSandbox, ROOT, stopAllSandboxes, type Api } from './support/sandbox.js';
+import { api, inProcessSandbox, recordRequests, ROOT, stopAllSandboxes, type Api } from './support/sandbox.js';
 import { ORG, workspace, type Workspace } from './support/workspace.js';
 
 type Rec = Record<string, unknown>;
@@ -170,6 +170,22 @@ describe('analytics as code (examples/analytics)', () => {
       expect(shown).not.toContain('insight Daily active users');
       expect(await named(p, 'insights', 'Daily active users')).toEqual(expect.objectContaining({ deleted: false, dashboard_tiles: [] }));
     }
+    expect((await ws.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
+  });
+
+  it('an insight deleted with its tile: the tile comes off first, then the insight goes', async () => {
+    const gone = readFileSync(file, 'utf8').replace('  - name: Signups funnel\n    renamed_from: Signup funnel\n', '  - name: Signups funnel\n    ensure: absent\n')
+      .replace(/      - insight: Signups funnel\n        layout: \{[^}]*\}\n/, '');
+    ws.write('hogsync.yaml', gone);
+    const ids = await Promise.all(PROJECTS.map(async (p) => (await named(p, 'insights', 'Signups funnel')).id));
+    const seen = recordRequests(sandbox.server);
+    await clean(['apply', file, '--auto-approve']);
+    // In each project the insight is taken off the dashboard (its own `dashboards`) before it is deleted.
+    for (const [i, p] of PROJECTS.entries()) {
+      const writes = seen.filter((r) => r.method === 'PATCH' && r.path === `/api/projects/${p}/insights/${String(ids[i])}/`).map((r) => r.body);
+      expect(writes).toEqual([{ dashboards: [] }, { deleted: true }]);
+    }
+    for (const p of PROJECTS) expect((await growth(p)).map(([what]) => what)).not.toContain('insight Signups funnel');
     expect((await ws.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
   });
 });

@@ -82,7 +82,9 @@ export const dashboard: ResourceKind = {
   idPin: true,
   get fields() { return fields(); },
   sandbox: () => import('./sandbox.js'),
-  references: [{ field: 'tiles', path: '[]', key: 'insight', kind: 'insight' }],
+  // A file's tile names its insight (`insight: NAME`); a live tile holds the insight itself, by
+  // which a tile the plan takes off is known to refer to it (the tile comes off before it goes).
+  references: [{ field: 'tiles', path: '[]', key: 'insight', kind: 'insight' }, { field: 'tiles', path: '[].insight', key: 'id', kind: 'insight' }],
   unsetValues: { description: '', tags: [], pinned: false, filters: {}, variables: {}, restriction_level: 21 },
   normalizers: { tags: normalizeTags },
   comparedTogether: { tiles: compareTiles },
