@@ -115,7 +115,8 @@ describe('alerts and subscriptions of examples/analytics', () => {
     expect(refused.stderr).toMatch(/insight Weekly signups is declared absent .*so it cannot have alerts: the API deletes them with it/);
 
     const withoutAlert = doomed.replace(/    alerts:[^\n]*\n(?: {6,}[^\n]*\n)+/, '').replace(/      - insight: Weekly signups\n        layout: [^\n]*\n/, '')
-      .replace('insights: [Weekly signups, Revenue by plan]', 'insights: [Revenue by plan]');
+      .replace('insights: [ Weekly signups, Revenue by plan ]', 'insights: [ Revenue by plan ]');
+    expect(withoutAlert).not.toContain('alerts:');
     ws.write('hogsync.yaml', withoutAlert);
     const planned = JSON.parse((await clean(['plan', file, '--format', 'json'])).stdout) as PlanJson;
     const gone = planned.changes.find((c) => c.address === `insight:${ORG}/3001/Weekly signups`);
@@ -124,9 +125,8 @@ describe('alerts and subscriptions of examples/analytics', () => {
     ws.write('hogsync.yaml', text);
   });
 
-  it('exports both kinds nested under their insight and dashboard, and the export plans empty', async () => {
-    const r = await clean(['export', '--organization', ORG, '--kind', 'insights', '--kind', 'dashboards', '--out', ws.path('exported.yaml')]);
-    void r;
+  it('exports both kinds nested under their insight and dashboard (export and show), and the export plans empty', async () => {
+    await clean(['export', '--organization', ORG, '--kind', 'insights', '--kind', 'dashboards', '--out', ws.path('exported.yaml')]);
     const exported = readFileSync(ws.path('exported.yaml'), 'utf8');
     expect(exported).toMatch(/alerts:\n\s+- name: Signups dropped/);
     expect(exported).toMatch(/subscriptions:\n\s+- title: Weekly growth email/);
@@ -134,5 +134,9 @@ describe('alerts and subscriptions of examples/analytics', () => {
     expect(exported).toMatch(/insights:\n\s+- Weekly signups\n\s+- Revenue by plan/);
     const again = await ws.cli(['plan', ws.path('exported.yaml'), '--detailed-exitcode']);
     expect(again.code, again.stdout + again.stderr).toBe(0);
+    // show reads only what the addresses reach, and writes the items under their parents.
+    const shown = await clean(['show', ALERT(3001), `subscription:${ORG}/3001/dashboard/Growth/*`]);
+    expect(shown.stdout).toMatch(/- name: Weekly signups\n\s+alerts:\n\s+- name: Signups dropped/);
+    expect(shown.stdout).toMatch(/- name: Growth\n\s+subscriptions:\n\s+- title: Weekly growth email/);
   });
 });
