@@ -88,6 +88,34 @@ describe('alerts and subscriptions of examples/analytics', () => {
     expect((await http.patch(`/api/projects/3001/subscriptions/${id}/`, { dashboard: 99 })).status).toBe(400);
   });
 
+  it('refuses offline an exported insight the dashboard does not show, and at plan time a schedule that has ended', async () => {
+    const offDashboard = ws.write('off.yaml', `organization: ${ORG}
+projects:
+  - id: 3001
+    dashboards:
+      - name: Growth
+        tiles: [ { insight: Weekly signups } ]
+        subscriptions:
+          - title: Weekly growth email
+            insights: [ Weekly signups, Signup funnel ]
+`);
+    const refused = await ws.cli(['validate', offDashboard]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/off\.yaml:9:41: .*Signup funnel is not on the dashboard: the API delivers only insights the dashboard shows/);
+    const ended = ws.write('ended.yaml', `organization: ${ORG}
+projects:
+  - id: 3001
+    dashboards:
+      - name: Growth
+        subscriptions:
+          - title: Weekly growth email
+            until_date: 2020-01-01T00:00:00Z
+`);
+    const r = await ws.cli(['plan', ended]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/ended\.yaml:7:\d+: .*until_date 2020-01-01T00:00:00Z has passed: the API refuses a schedule that has already ended/);
+  });
+
   it('an unsubscribe is drift attributed to the recipient, and listing them again says it invites them again', async () => {
     const id = String(((await subscriptionsOf(3001))[0] as Rec).id);
     await fetch(`${sandbox.baseUrl}/_sandbox/unsubscribe/?subscription=${id}&email=bob@example.com`, { method: 'POST' });

@@ -10,7 +10,7 @@
 //     (`sends_delivery`), and an added recipient (one who unsubscribed) is invited again;
 //   - a recipient's unsubscribe link removes their email (the last one deletes the subscription):
 //     drift, attributed from the activity log (scope `Subscription`).
-import type { ChangeAnnotations, PreviewInput, ResourceKind, Scope } from '../kind.js';
+import type { ChangeAnnotations, PreviewInput, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
 
 type Obj = Record<string, unknown>;
@@ -64,6 +64,17 @@ function annotate(input: PreviewInput): ChangeAnnotations | undefined {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
+/** A schedule already ended: the API refuses it (a plan error before anything is sent). */
+function check(view: ScopeView): ScopeCheck {
+  for (const change of view.changes) {
+    const until = change.values.until_date;
+    if (change.action === 'delete' || typeof until !== 'string' || !(Date.parse(until) < Date.now())) continue;
+    const item = view.items.find((i) => i.key === change.identity);
+    return { error: `subscription "${change.identity}": until_date ${until} has passed: the API refuses a schedule that has already ended (move until_date on, or remove the subscription)`, ...(item?.position ? { errorAt: item.position } : {}) };
+  }
+  return {};
+}
+
 export const subscription: ResourceKind = {
   name: 'subscription',
   configKey: 'subscriptions',
@@ -102,5 +113,6 @@ export const subscription: ResourceKind = {
   updateCall: (s, id, values) => ({ method: 'PATCH', path: subscription.itemPath(s, id), body: body(values) }),
   deleteCall: (s, id) => ({ method: 'PATCH', path: subscription.itemPath(s, id), body: { deleted: true } }),
   annotate,
+  check,
   activity: { scopes: ['Subscription'], log: 'parent' },
 };
