@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 import { api, inProcessSandbox, ROOT, stopAllSandboxes, type Api } from './support/sandbox.js';
 import { ORG, workspace, type Workspace } from './support/workspace.js';
+import { validateRequest } from './support/openapi.js';
+import { tolerated } from './support/openapi-tolerated.js';
 
 type Rec = Record<string, unknown>;
 type PlanJson = { changes: Array<Rec & { address: string; action: string }> };
@@ -23,12 +25,20 @@ let sandbox: SandboxHandle;
 let ws: Workspace;
 let http: Api;
 let file: string;
+/** What the CLI sent (its user agent) for alerts and subscriptions, checked against the OpenAPI fixture at the end. */
+const sent: Array<{ method: string; path: string; body: unknown }> = [];
 
 beforeAll(async () => {
   sandbox = await inProcessSandbox({ seed: join(EXAMPLE, 'sandbox/seed.yaml') });
   ws = workspace(sandbox);
   http = api(sandbox.baseUrl, sandbox.apiKey);
   cpSync(EXAMPLE, ws.dir, { recursive: true });
+  sandbox.server.on('request', (req: import('node:http').IncomingMessage) => {
+    if (!String(req.headers['user-agent']).startsWith('hogsync/') || !/\/(alerts|subscriptions)\//.test(req.url ?? '')) return;
+    let text = '';
+    req.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
+    req.on('end', () => { sent.push({ method: req.method ?? '', path: req.url ?? '', body: text === '' ? undefined : JSON.parse(text) as unknown }); });
+  });
   file = ws.path('hogsync.yaml');
 });
 afterAll(async () => {
@@ -166,5 +176,11 @@ projects:
     const shown = await clean(['show', ALERT(3001), `subscription:${ORG}/3001/dashboard/Growth/*`]);
     expect(shown.stdout).toMatch(/- name: Weekly signups\n\s+alerts:\n\s+- name: Signups dropped/);
     expect(shown.stdout).toMatch(/- name: Growth\n\s+subscriptions:\n\s+- title: Weekly growth email/);
+  });
+
+  it('every alert and subscription request the CLI sent is one the OpenAPI fixture accepts', () => {
+    expect(sent.filter((r) => r.method !== 'GET').length).toBeGreaterThan(5);
+    const problems = sent.flatMap((r) => validateRequest(r.method, r.path, r.body).filter((p) => !tolerated(r.method, r.path, p)).map((p) => `${r.method} ${r.path}: ${p}`));
+    expect(problems).toEqual([]);
   });
 });
