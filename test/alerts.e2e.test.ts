@@ -137,6 +137,7 @@ projects:
         alerts:
 ${alertsYaml}${extra}`;
 const ALERT = `          - name: Dropped
+            skip_weekend: false
             condition: { type: relative_decrease }
             threshold: { configuration: { type: percentage, bounds: { lower: 0.2 } } }
             config: { type: TrendsAlertConfig, series_index: 0 }
@@ -192,6 +193,17 @@ projects:
     ws.write('alerts.yaml', file(ALERT.replace('daily', 'weekly')));
     expect((await ws.cli(['apply', path, '--auto-approve'])).code).toBe(0);
     expect(((await http.get(`${alerts}${String(live.id)}/`)).body as Rec).state).toBe('Firing');
+
+    // Bob edits the alert in the web app: drift --since names it (AlertConfiguration), attributed to him.
+    const edit = await fetch(`${sandbox.baseUrl}/_sandbox/web-edit/`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ user: 'bob@example.com', method: 'PATCH', path: `${alerts}${String(live.id)}/`, body: { skip_weekend: true } }),
+    });
+    expect(edit.status).toBe(200);
+    const since = await ws.cli(['drift', path, '--since', '1h', '--format', 'json']);
+    expect(since.code, since.stderr).toBe(2);
+    const change = (JSON.parse(since.stdout) as { changes: Rec[] }).changes.find((c) => c.address === `alert:${ORG}/12345/Signups/Dropped`);
+    expect(change?.fields).toEqual([expect.objectContaining({ path: 'skip_weekend', attribution: expect.objectContaining({ by: 'bob@example.com' }) })]);
   });
 
   it('refuses an email that is not a member, and a third alert without the alerts feature, before anything is sent', async () => {
