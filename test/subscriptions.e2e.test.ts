@@ -96,6 +96,13 @@ describe('alerts and subscriptions of examples/analytics', () => {
     const id = String(((await subscriptionsOf(3001))[0] as Rec).id);
     expect((await http.delete(`/api/projects/3001/subscriptions/${id}/`)).status).toBe(405);
     expect((await http.patch(`/api/projects/3001/subscriptions/${id}/`, { dashboard: 99 })).status).toBe(400);
+    // A change of schedule delivers nothing; turning it off and on again delivers once.
+    const item = `/api/projects/3001/subscriptions/${id}/`;
+    await http.patch(item, { frequency: 'daily' });
+    await http.patch(item, { frequency: 'weekly', enabled: false });
+    expect((await deliveries())[id]).toBe(1);
+    await http.patch(item, { enabled: true });
+    expect((await deliveries())[id]).toBe(2);
   });
 
   it('refuses offline an exported insight the dashboard does not show, and at plan time a schedule that has ended', async () => {
@@ -140,8 +147,9 @@ projects:
     const plan = await ws.cli(['plan', file]);
     expect(plan.stdout).toContain('adds bob@example.com to the recipients: the API sends each of them the subscription, which invites again anyone who unsubscribed');
     expect(plan.stdout).toContain('sends a delivery now');
+    const before = (await deliveries())[id] ?? 0;
     await clean(['apply', file, '--auto-approve']);
-    expect((await deliveries())[id]).toBe(2);
+    expect((await deliveries())[id]).toBe(before + 1);
   });
 
   it('refuses to delete the insight while its alert is declared; without the alert, the plan names the alert the API deletes', async () => {
