@@ -142,11 +142,10 @@ function lookupsOf(org: DesiredOrganization, kinds: Kinds): Array<{ kind: Resour
     for (const ref of item.references) {
       const kind = kinds.find((k) => k.name === ref.kind);
       if (!kind) continue;
-      // Referred items live in the project, whatever parent the referring item has (a subscription's insights).
+      // Referred items live in the project, whatever item of it holds the referring one (a subscription's insights).
       const own = scopeOfItem(item);
-      const scope: Scope = { organization: own.organization, project: own.project };
-      const key = `${kind.name}|${scopeKey(scope)}`;
-      if (!planned.has(key) && !out.has(key)) out.set(key, { kind, scope });
+      const key = `${kind.name}|${scopeKey(own.parent && own.project !== null ? { organization: own.organization, project: own.project } : own)}`;
+      if (!planned.has(key) && !out.has(key)) out.set(key, { kind, scope: { organization: own.organization, project: own.project } });
     }
   }
   return [...out.values()];

@@ -49,7 +49,7 @@ function memberIds(companions: Companions): Record<string, number> {
 }
 
 /** The request body: users by id, the insight by id, the ids' table left out. */
-function body(scope: Scope, values: Obj, ids: unknown): Obj {
+function body(values: Obj, ids: unknown): Obj {
   const { [MEMBER_IDS]: _ids, ...rest } = values;
   const table = isObj(ids) ? ids : {};
   if (Array.isArray(rest.subscribed_users)) rest.subscribed_users = rest.subscribed_users.map((e) => table[String(e).toLowerCase()] ?? e);
@@ -141,9 +141,9 @@ export const alert: ResourceKind = {
   prepareCreate,
   createCall: (s, name, values) => ({
     method: 'POST', path: base(s),
-    body: { subscribed_users: [], ...body(s, values, values[MEMBER_IDS]), name, insight: s.parent?.id },
+    body: { subscribed_users: [], ...body(values, values[MEMBER_IDS]), name, insight: s.parent?.id },
   }),
-  updateCall: (s, id, values, live) => ({ method: 'PATCH', path: alert.itemPath(s, id), body: body(s, values, live?.[MEMBER_IDS]) }),
+  updateCall: (s, id, values, live) => ({ method: 'PATCH', path: alert.itemPath(s, id), body: body(values, live?.[MEMBER_IDS]) }),
   deleteCall: (s, id) => ({ method: 'DELETE', path: alert.itemPath(s, id) }),
   check,
   activity: { scopes: ['AlertConfiguration'], log: 'parent' },

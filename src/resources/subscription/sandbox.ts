@@ -150,13 +150,14 @@ function listReply(ctx: KindContext) {
 function unsubscribe(state: SandboxState, params: URLSearchParams): Json {
   const record = subscriptionsOf(state).find((s) => String(s.id) === params.get('subscription'));
   const email = params.get('email') ?? '';
-  if (!record) throw notFound();
+  // The real link answers {"success": false} for a token it cannot use.
+  if (!record) return { success: false };
   const user = [state.user, ...state.users].find((u) => u.email.toLowerCase() === email.toLowerCase());
   return loggedWrite(state, { user: user?.id ?? null, at: nowIso() }, { id: String(record.id), project: String(record.project) }, () => {
     const emails = String(record.target_value).split(',').filter((e) => e !== '' && e !== email);
     record.target_value = emails.join(',');
     if (emails.length === 0) record.deleted = true;
-    return { target_value: record.target_value as string, deleted: record.deleted as boolean };
+    return { success: true, target_value: record.target_value as string, deleted: record.deleted as boolean };
   });
 }
 
