@@ -40,4 +40,11 @@ describe('a subscription change that sends a delivery says so', () => {
     expect(subscription.normalizers?.target_value?.('b@x.io,a@x.io')).toEqual(subscription.normalizers?.target_value?.(['A@x.io', 'b@x.io']));
     expect(subscription.normalizers?.start_date?.('2026-01-05T09:00:00.000000+00:00')).toEqual(subscription.normalizers?.start_date?.('2026-01-05T09:00:00Z'));
   });
+
+  it('a reviewer reads the recipients and the exported insights added and removed, by name', () => {
+    expect(subscription.describeField?.('insights', [{ insight: { insight: 'Weekly signups' } }, { insight: { insight: 'Revenue' } }], [{ insight: { insight: 'Weekly signups' } }, { insight: { insight: 'Funnel' } }], { sensitive: false, redacted: '(sensitive)' }))
+      .toEqual([{ kind: 'text', sign: '-', text: 'insight Revenue' }, { kind: 'text', sign: '+', text: 'insight Funnel' }]);
+    expect(subscription.describeField?.('target_value', ['a@example.com', 'b@example.com'], ['a@example.com'], { sensitive: false, redacted: '(sensitive)' }))
+      .toEqual([{ kind: 'text', sign: '-', text: 'recipient b@example.com' }]);
+  });
 });

@@ -10,7 +10,7 @@
 //     (`sends_delivery`), and an added recipient (one who unsubscribed) is invited again;
 //   - a recipient's unsubscribe link removes their email (the last one deletes the subscription):
 //     drift, attributed from the activity log (scope `Subscription`).
-import type { ChangeAnnotations, PreviewInput, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
+import type { ChangeAnnotations, DescribedLine, PreviewInput, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
 
 type Obj = Record<string, unknown>;
@@ -64,6 +64,19 @@ function annotate(input: PreviewInput): ChangeAnnotations | undefined {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
+/** The exported insights and the recipients as a reviewer reads them: names added and removed. */
+function describeField(path: string, before: unknown, after: unknown): DescribedLine[] | undefined {
+  if (path !== 'insights' && path !== 'target_value') return undefined;
+  const names = (v: unknown): string[] => (path === 'target_value' ? (recipients(v) as string[] | undefined) ?? []
+    : Array.isArray(v) ? v.map((i) => String(isObj(i) ? (isObj(i.insight) ? i.insight.insight ?? i.insight.id : i.insight) : i)) : []);
+  const [was, now] = [names(before), names(after)];
+  const what = path === 'insights' ? 'insight' : 'recipient';
+  return [
+    ...was.filter((n) => !now.includes(n)).map((n): DescribedLine => ({ kind: 'text', sign: '-', text: `${what} ${n}` })),
+    ...now.filter((n) => !was.includes(n)).map((n): DescribedLine => ({ kind: 'text', sign: '+', text: `${what} ${n}` })),
+  ];
+}
+
 /** A schedule already ended: the API refuses it (a plan error before anything is sent). */
 function check(view: ScopeView): ScopeCheck {
   for (const change of view.changes) {
@@ -114,5 +127,6 @@ export const subscription: ResourceKind = {
   deleteCall: (s, id) => ({ method: 'PATCH', path: subscription.itemPath(s, id), body: { deleted: true } }),
   annotate,
   check,
+  describeField,
   activity: { scopes: ['Subscription'], log: 'parent' },
 };
