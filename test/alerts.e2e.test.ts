@@ -244,4 +244,13 @@ projects:
     const md = await ws.cli(['plan', gone, '--format', 'markdown']);
     expect(md.stdout).toContain('the API also deletes alert');
   });
+
+  it('ensure: absent deletes the alert (DELETE), and the plan is then empty', async () => {
+    const path = ws.write('absent-alert.yaml', file(ALERT.replace('          - name: Dropped\n', '          - name: Dropped\n            ensure: absent\n')));
+    const planned = JSON.parse((await ws.cli(['plan', path, '--format', 'json'])).stdout) as { changes: Rec[] };
+    expect(planned.changes.map((c) => [c.action, c.address])).toEqual([['delete', `alert:${ORG}/12345/Signups/Dropped`]]);
+    expect((await ws.cli(['apply', path, '--auto-approve'])).code).toBe(0);
+    expect(((await http.get(`${alerts}?insight=${ids.Signups}`)).body as { results: Rec[] }).results).toEqual([]);
+    expect((await ws.cli(['plan', path, '--detailed-exitcode'])).code).toBe(0);
+  });
 });

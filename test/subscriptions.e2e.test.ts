@@ -186,6 +186,17 @@ projects:
     expect(shown.stdout).toMatch(/- name: Growth\n\s+subscriptions:\n\s+- title: Weekly growth email/);
   });
 
+  it('ensure: absent deletes a subscription (PATCH deleted), and the plan is then empty', async () => {
+    const text = readFileSync(file, 'utf8');
+    ws.write('hogsync.yaml', text.replace('      - title: Weekly growth email\n', '      - title: Weekly growth email\n        ensure: absent\n'));
+    const planned = JSON.parse((await clean(['plan', file, '--format', 'json'])).stdout) as PlanJson;
+    expect(planned.changes.filter((c) => c.kind === 'subscription').map((c) => c.action)).toEqual(['delete', 'delete', 'delete']);
+    await clean(['apply', file, '--auto-approve']);
+    expect(await subscriptionsOf(3001)).toEqual([]);
+    expect((await ws.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
+    ws.write('hogsync.yaml', text);
+  });
+
   it('every alert and subscription request the CLI sent is one the OpenAPI fixture accepts', () => {
     expect(sent.filter((r) => r.method !== 'GET').length).toBeGreaterThan(5);
     const problems = sent.flatMap((r) => validateRequest(r.method, r.path, r.body).filter((p) => !tolerated(r.method, r.path, p)).map((p) => `${r.method} ${r.path}: ${p}`));
