@@ -127,7 +127,8 @@ export const alert: ResourceKind = {
     { name: 'organization', path: organization(s), one: true },
     { name: 'project_alerts', path: base(s), optional: true },
   ],
-  refusedRead: (status) => (status === 403
+  // A key that only lacks the scope is told so by the API's own words (the generic advice names the scope).
+  refusedRead: (status, message) => (status === 403 && !/scope/i.test(message)
     ? 'the API refuses alerts to this personal API key (403): older PostHog versions served alerts to no personal API key, whatever its scopes (newer ones take the alert:read and alert:write scopes). '
       + 'Upgrade the instance, or take the alerts out of the files and manage them in the web app'
     : undefined),
