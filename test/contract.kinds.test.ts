@@ -38,6 +38,8 @@ const OWN_SCENARIO: Readonly<Record<string, string>> = {
   member: 'a create is an invite, which waits for the invitee (no update, no drift until they join): test/people.e2e.test.ts',
   role_membership: 'a membership has no field to update: test/people.e2e.test.ts',
   access: 'a rule is written by PUT and named by role and email read from other lists: test/people.e2e.test.ts',
+  alert: 'an alert lives under an insight, with users by member email and the API\'s refusals: test/alerts.e2e.test.ts',
+  subscription: 'a subscription lives under a dashboard, sends deliveries and is unsubscribed from: test/subscriptions.e2e.test.ts',
 };
 
 describe('every kind has a contract test', () => {

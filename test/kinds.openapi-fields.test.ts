@@ -106,12 +106,28 @@ const EXCLUDED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
     _create_in_folder: 'where the web app files a new feature',
     feature_flag_id: 'the identity: the flag, by key, sent by hogsync on create',
   },
+  alert: {
+    insight: 'the insight the alert is declared under: sent by the kind itself',
+    detector_config: 'anomaly detection instead of a threshold: not managed yet',
+    investigation_agent_enabled: 'the AI investigation of a firing alert: not managed yet',
+    investigation_gates_notifications: 'the AI investigation of a firing alert: not managed yet',
+    investigation_inconclusive_action: 'the AI investigation of a firing alert: not managed yet',
+    schedule_restriction: 'quiet hours of the checks: not managed yet',
+    snoozed_until: 'a snooze is a moment\'s state, set in the web app',
+  },
+  subscription: {
+    dashboard: 'the dashboard the subscription is declared under: sent by the kind itself',
+    insight: 'subscriptions of an insight: not managed yet (only a dashboard\'s)',
+    invite_message: 'the text of the e-mail that invites new recipients, write-only',
+  },
 };
 
 const ROLE_ID = '0190d1c4-6a1e-7c3d-8e4f-000000000001';
 const scopeOf = (kind: ResourceKind): Scope => (kind.parent === 'organization' ? { organization: ORG, project: null }
   : kind.parent === 'project' ? { organization: ORG, project: 12345 }
-    : { organization: ORG, project: null, parent: { kind: kind.parent, key: 'Engineers', id: ROLE_ID } });
+    // Held by a project's item (an insight's alerts): in the project, under that item.
+    : KINDS.find((k) => k.name === kind.parent)?.parent === 'project' ? { organization: ORG, project: 12345, parent: { kind: kind.parent, key: 'Growth', id: 7 } }
+      : { organization: ORG, project: null, parent: { kind: kind.parent, key: 'Engineers', id: ROLE_ID } });
 const sampleId = (kind: ResourceKind) => (kind.name === 'project' ? 12345 : kind.name === 'member' ? ROLE_ID : kind.name === 'event_definition' ? ROLE_ID : 7);
 
 /** The properties of a request body schema, following $ref and allOf. */

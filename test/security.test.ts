@@ -37,11 +37,11 @@ describe('expectNoSecret (the check the rest of this file relies on)', () => {
 // 1. Every sandbox endpoint: 401 without a valid key, 403 naming the scope without it.
 // ---------------------------------------------------------------------------------------------
 
-const OBJECTS = ['project', 'organization', 'organization_member', 'access_control', 'feature_flag', 'activity_log', 'event_definition', 'cohort', 'action', 'hog_function', 'survey', 'early_access_feature', 'user', 'insight', 'dashboard', 'experiment'] as const;
+const OBJECTS = ['project', 'organization', 'organization_member', 'access_control', 'feature_flag', 'activity_log', 'event_definition', 'cohort', 'action', 'hog_function', 'survey', 'early_access_feature', 'user', 'insight', 'dashboard', 'experiment', 'alert', 'subscription'] as const;
 type Scope = `${(typeof OBJECTS)[number]}:${'read' | 'write'}`;
 const SCOPES: Scope[] = OBJECTS.flatMap((o) => [`${o}:read`, `${o}:write`] as Scope[]);
 
-interface Ids { role: number; proxy: string; flag: number; approve: string; reject: string; definition: string; cohort: number; action: number; hog: string; roleMember: string; invite: string; survey: string; feature: string; insight: number; dashboard: number; holdout?: number; metric?: number; experiment?: number }
+interface Ids { role: number; proxy: string; flag: number; approve: string; reject: string; definition: string; cohort: number; action: number; hog: string; roleMember: string; invite: string; survey: string; feature: string; insight: number; dashboard: number; holdout?: number; metric?: number; experiment?: number; trend: number; alert: Record<'projects' | 'environments', string>; subscription: number }
 interface Endpoint {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** The sandbox route pattern it exercises (checked against the route table). */
@@ -69,6 +69,10 @@ const NEW_EXPERIMENT_ITEMS: Record<string, Record<string, unknown>> = {
 // Scopes the reference fixes: project PATCH/DELETE write, proxy records and roles
 // organization:read/write, local_evaluation feature_flag:read. The others (project reads and
 // actions, the other flag endpoints) follow the same rule: GET reads, anything else writes.
+/** Ids the alert and subscription bodies name, known once the sandbox is seeded. */
+let trendId = 0;
+let dashboardId = 0;
+
 const ENDPOINTS: Endpoint[] = [
   { method: 'GET', pattern: item, path: () => projectPath, scope: 'project:read' },
   { method: 'PATCH', pattern: item, path: () => projectPath, scope: 'project:write', body: { name: 'Renamed' } },
@@ -198,6 +202,29 @@ const ENDPOINTS: Endpoint[] = [
   }),
   ...['launch', 'pause', 'resume', 'end', 'ship_variant', 'archive', 'unarchive'].map((action): Endpoint => (
     { method: 'POST', pattern: `/api/projects/:project/experiments/:id/${action}/`, path: (ids) => `/api/projects/${PROJECT}/experiments/${String(ids.experiment)}/${action}/`, scope: 'experiment:write', body: action === 'ship_variant' ? { variant_key: 'test' } : {} })),
+  // Alerts (hard DELETE: one alert per root) and subscriptions (soft), at both roots.
+  ...(['projects', 'environments'] as const).flatMap((root): Endpoint[] => {
+    const alerts = `/api/${root}/${PROJECT}/alerts/`;
+    const subscriptions = `/api/${root}/${PROJECT}/subscriptions/`;
+    const alert = {
+      name: `New ${root}`, subscribed_users: [], condition: { type: 'absolute_value' }, threshold: { configuration: { type: 'absolute', bounds: { upper: 10 } } },
+      get insight() { return trendId; },
+    };
+    const subscription = { target_type: 'email', target_value: 'mia@example.com', frequency: 'weekly', start_date: '2026-01-05T09:00:00Z', get dashboard() { return dashboardId; } };
+    return [
+      { method: 'GET', pattern: `/api/${root}/:project/alerts/`, path: () => alerts, scope: 'alert:read' },
+      { method: 'POST', pattern: `/api/${root}/:project/alerts/`, path: () => alerts, scope: 'alert:write', body: alert },
+      { method: 'GET', pattern: `/api/${root}/:project/alerts/:id/`, path: (ids) => `${alerts}${ids.alert[root]}/`, scope: 'alert:read' },
+      { method: 'PATCH', pattern: `/api/${root}/:project/alerts/:id/`, path: (ids) => `${alerts}${ids.alert[root]}/`, scope: 'alert:write', body: { enabled: false } },
+      { method: 'DELETE', pattern: `/api/${root}/:project/alerts/:id/`, path: (ids) => `${alerts}${ids.alert[root]}/`, scope: 'alert:write' },
+      { method: 'GET', pattern: `/api/${root}/:project/subscriptions/`, path: () => subscriptions, scope: 'subscription:read' },
+      { method: 'POST', pattern: `/api/${root}/:project/subscriptions/`, path: () => subscriptions, scope: 'subscription:write', body: subscription },
+      { method: 'GET', pattern: `/api/${root}/:project/subscriptions/:id/`, path: (ids) => `${subscriptions}${ids.subscription}/`, scope: 'subscription:read' },
+      { method: 'PATCH', pattern: `/api/${root}/:project/subscriptions/:id/`, path: (ids) => `${subscriptions}${ids.subscription}/`, scope: 'subscription:write', body: { title: 'x' } },
+      // Answers 405 to a caller that may write: deleted with PATCH {"deleted": true}.
+      { method: 'DELETE', pattern: `/api/${root}/:project/subscriptions/:id/`, path: (ids) => `${subscriptions}${ids.subscription}/`, scope: 'subscription:write' },
+    ];
+  }),
   { method: 'GET', pattern: '/api/organizations/', path: () => '/api/organizations/', scope: 'organization:read' },
   { method: 'GET', pattern: '/api/organizations/:org/', path: () => `/api/organizations/${ORG}/`, scope: 'organization:read' },
   { method: 'GET', pattern: '/api/users/@me/', path: () => '/api/users/@me/', scope: 'user:read' },
@@ -241,7 +268,7 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
         hog_functions: [{ name: 'Hook', type: 'destination', template_id: 'template-webhook', inputs: { url: { value: 'https://hooks.example.com/x' } } }],
         surveys: [{ name: 'Seeded survey', type: 'popover', questions: [{ type: 'open', question: 'Why?' }] }],
         early_access_features: [{ name: 'Seeded feature', stage: 'draft' }],
-        insights: [{ name: 'Signups', query: { kind: 'HogQuery', code: 'return 1' } }],
+        insights: [{ name: 'Signups', query: { kind: 'HogQuery', code: 'return 1' } }, { name: 'Trend', query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'x' }] } } }],
         dashboards: [{ name: 'Growth', tiles: [{ insight: 'Signups' }] }],
         experiment_holdouts: [{ name: 'Holdout', filters: [{ rollout_percentage: 5 }] }],
         experiment_saved_metrics: [{ name: 'Views', query: { kind: 'ExperimentMetric', metric_type: 'mean', source: { kind: 'EventsNode', event: '$pageview' } } }],
@@ -278,9 +305,19 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
       invite: String((await first(`/api/organizations/${ORG}/invites/`)).id),
       survey: String((await first(`/api/projects/${PROJECT}/surveys/`)).id),
       feature: String((await first(`/api/projects/${PROJECT}/early_access_feature/`)).id),
-      insight: (await first(`/api/projects/${PROJECT}/insights/`)).id as number,
+      insight: (((await admin.get(`/api/projects/${PROJECT}/insights/`)).body as { results: Record<string, unknown>[] }).results.find((r) => r.name === 'Signups') as Record<string, unknown>).id as number,
       dashboard: (await first(`/api/projects/${PROJECT}/dashboards/`)).id as number,
+      trend: (((await admin.get(`/api/projects/${PROJECT}/insights/`)).body as { results: Record<string, unknown>[] }).results.find((r) => r.name === 'Trend') as Record<string, unknown>).id as number,
+      alert: { projects: '', environments: '' },
+      subscription: 0,
     };
+    trendId = ids.trend;
+    dashboardId = ids.dashboard;
+    for (const root of ['projects', 'environments'] as const) {
+      const made = await admin.post(`/api/projects/${PROJECT}/alerts/`, { name: `Seeded ${root}`, insight: ids.trend, subscribed_users: [], condition: { type: 'absolute_value' }, threshold: { configuration: { type: 'absolute', bounds: { upper: 1 } } } });
+      ids.alert[root] = String((made.body as Record<string, unknown>).id);
+    }
+    ids.subscription = ((await admin.post(`/api/projects/${PROJECT}/subscriptions/`, { dashboard: ids.dashboard, target_type: 'email', target_value: 'mia@example.com', frequency: 'weekly', start_date: '2026-01-05T09:00:00Z' })).body as Record<string, unknown>).id as number;
     ids.roleMember = String((await first(`/api/organizations/${ORG}/roles/${ids.role}/role_memberships/`)).id);
     ids.approve = ((await admin.patch(`${flags}${ids.flag}/`, { active: false })).body as { change_request_id: string }).change_request_id;
     ids.reject = ((await admin.patch(`${flags}${ids.flag}/`, { filters: { groups: [{ properties: [], rollout_percentage: 60 }] } })).body as { change_request_id: string }).change_request_id;
@@ -325,7 +362,7 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
     for (const e of [...scoped].sort((a, b) => order(a) - order(b))) {
       const r = await api(sandbox.baseUrl, only[e.scope]).call(e.method, e.path(ids), e.body);
       // Flags, cohorts, actions, hog functions, insights and dashboards are deleted with PATCH {"deleted": true}, event definitions never: a DELETE answers 405 to a caller that may write.
-      const softDeleted = ['feature_flag:write', 'event_definition:write', 'cohort:write', 'action:write', 'hog_function:write', 'insight:write', 'dashboard:write'];
+      const softDeleted = ['feature_flag:write', 'event_definition:write', 'cohort:write', 'action:write', 'hog_function:write', 'insight:write', 'dashboard:write', 'subscription:write'];
       // Experiments too (their holdouts and saved metrics are deleted by DELETE, with the same scope).
       const soft = softDeleted.includes(e.scope) || e.pattern === '/api/projects/:project/experiments/:id/';
       const expected = e.method === 'DELETE' && soft ? [405] : [200, 201, 204];

@@ -96,7 +96,7 @@ describe('--target against examples/environments', () => {
   it('refuses an address that is not one, in one line', async () => {
     const r = await ws.cli(['plan', EXAMPLE, '--target', 'flags/2001']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('error: --target "flags/2001": expected KIND:ORG/KEY with KIND one of project, proxy_record, member, role, role_membership, access, action, cohort, feature_flag, hog_function, insight, dashboard, survey, early_access_feature, experiment_holdout, experiment_saved_metric, experiment, event_definition (`*` matches anything), e.g. feature_flag:*/111/new-checkout or role:*/Engineers\n');
+    expect(r.stderr).toBe('error: --target "flags/2001": expected KIND:ORG/KEY with KIND one of project, proxy_record, member, role, role_membership, access, action, cohort, feature_flag, hog_function, insight, alert, dashboard, subscription, survey, early_access_feature, experiment_holdout, experiment_saved_metric, experiment, event_definition (`*` matches anything), e.g. feature_flag:*/111/new-checkout or role:*/Engineers\n');
   });
 });
 

@@ -4,7 +4,7 @@
 // a wave run in parallel. A failed change does not stop the others; every change ends
 // applied, failed, skipped or pending (held for approval), also when the user interrupts.
 // What a create answered that the user must see comes from the kind's `created` hook.
-import { labelOf, parentItemKey, parentKeyOf, withParentId, type HttpCall, type LiveRecord } from '../resources/kind.js';
+import { labelOf, parentItemKey, parentAddressKey, parentKeyOf, withParentId, type HttpCall, type LiveRecord } from '../resources/kind.js';
 import { isHogsyncError } from '../errors.js';
 import { errorMessage } from '../http/api-error.js';
 import { isRateLimitStop } from '../http/client.js';
@@ -136,7 +136,7 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
       // An item of a parent this apply created (a new role's members): the parent's new id.
       const parent = execution.scope.parent;
       if (parent && parent.id === null) {
-        const parentAddress = addressOf(parent.kind, execution.scope.organization, parentItemKey(parent));
+        const parentAddress = addressOf(parent.kind, execution.scope.organization, parentAddressKey(execution.scope) ?? parentItemKey(parent));
         const id = createdIds.get(parentAddress);
         if (id === undefined) return finish({ address: change.address, action: change.action, status: 'skipped', error: `not started: its ${parent.kind.replace(/_/g, ' ')} ${parent.key} ${notCreated(parentAddress)}` });
         run = { ...run, scope: withParentId(execution.scope, id) };

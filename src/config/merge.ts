@@ -38,7 +38,7 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
 interface Declared { item: DesiredItem; reference: boolean; where: FilePosition }
 
 /** Where a declared item lives: its project, and its parent when that is not a project. */
-interface ItemScope { project: number | null; parent?: { kind: string; key: string; item?: string } }
+interface ItemScope { project: number | null; parent?: { kind: string; key: string; item?: string; tagged?: true } }
 
 /** The key an `id:` pin is written under (kinds whose identities repeat in the API). */
 export const PIN = 'id';
@@ -61,12 +61,14 @@ export function identityKey(kind: ResourceKind, item: Pick<DesiredItem, 'project
  * of `wholeLists` use it too (src/plan/scopes.ts).
  */
 export function identityScope(item: Pick<DesiredItem, 'project' | 'parent'>): number | string {
-  return item.parent ? `${item.parent.kind}:${item.parent.key.toLowerCase()}` : item.project ?? '';
+  // A parent inside a project (an insight holding alerts) is named within its project.
+  const within = item.parent && item.project !== null && item.project !== undefined ? `${item.project}/` : '';
+  return item.parent ? `${item.parent.kind}:${within}${item.parent.key.toLowerCase()}` : item.project ?? '';
 }
 
 /** How messages name an item within its organization: `KEY`, `PROJECT/KEY`, `PARENT/KEY`. */
 export function itemAddressKey(item: Pick<DesiredItem, 'project' | 'parent' | 'key'>): string {
-  if (item.parent) return `${item.parent.key}/${item.key}`;
+  if (item.parent) return `${item.project !== null && item.project !== undefined ? `${item.project}/` : ''}${item.parent.tagged ? `${item.parent.kind}/` : ''}${item.parent.key}/${item.key}`;
   return item.project === null ? item.key : `${item.project}/${item.key}`;
 }
 
@@ -226,8 +228,21 @@ function add(cx: FileContext, kind: ResourceKind, item: DesiredItem, reference: 
 function declareChildren(cx: FileContext, child: ResourceKind, entries: ReadonlyArray<{ entry: Obj; path: ReadonlyArray<string | number> }>,
   base: string, at: ItemScope): void {
   for (const { entry, path } of entries) {
-    const item = itemOf(cx, child, entry, path.reduce<string>((p, step) => childPointer(p, step), base), at);
-    if (item) add(cx, child, item, false);
+    const pointer = path.reduce<string>((p, step) => childPointer(p, step), base);
+    const item = itemOf(cx, child, entry, pointer, at);
+    if (!item || !add(cx, child, item, false)) continue;
+    // Items of a project's kind may hold items in turn (an insight's alerts), addressed by the
+    // project and their parent's key.
+    for (const grandchild of childKindsOf(cx.kinds, child)) {
+      const value = entry[grandchild.configKey];
+      if (value === undefined || value === null) continue;
+      const grandBase = childPointer(pointer, grandchild.configKey);
+      if (item.ensure === 'absent' && childEntries(grandchild, value).some(({ entry: e }) => e.ensure !== 'absent')) {
+        cx.problems.push({ position: lazyPosition(cx.f.file, cx.f.map, grandBase), message: `${labelOf(child)} ${item.key} is declared absent (${formatPosition(item.position)}), so it cannot have ${grandchild.configKey.replace(/_/g, ' ')}: the API deletes them with it; remove them from the file` });
+        continue;
+      }
+      declareChildren(cx, grandchild, childEntries(grandchild, value), grandBase, { project: at.project, parent: { kind: child.name, key: item.key, ...(grandchild.tagsParent ? { tagged: true as const } : {}) } });
+    }
   }
 }
 

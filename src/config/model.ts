@@ -13,7 +13,7 @@ export interface DesiredItem {
    * name holds its items until it has one): its kind, its key in addresses (a project's alias, else
    * its name), and the parent item's own key where that differs.
    */
-  parent?: { kind: KindName; key: string; item?: string };
+  parent?: { kind: KindName; key: string; item?: string; tagged?: true };
   /** `id:` in the file (kinds whose identities repeat in the API): the live item it means, whatever its identity. */
   pin?: string | number;
   /** References by name among its fields (`{ cohort: Staff }`), with where each is written. */

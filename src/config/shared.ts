@@ -350,9 +350,52 @@ function expandChildLists({ org, files }: OrgScope, parentsByKind: Map<ResourceK
           }
           index.set(id, item);
           org.items.push(item);
+          declareNested(f, org, kind, entry, pointer, item, problems);
         }
       });
     }
+  }
+}
+
+/**
+ * The items a shared item holds (an insight's alerts), one set per project it applies to,
+ * addressed by the project and their parent's key.
+ */
+function declareNested(f: LoadedFile, org: DesiredOrganization, kind: ResourceKind, entry: Obj, pointer: string, parent: DesiredItem, problems: ConfigProblem[]): void {
+  for (const child of KINDS.filter((k) => k.parent === kind.name)) {
+    const list = entry[child.configKey];
+    if (!Array.isArray(list)) continue;
+    if (parent.ensure === 'absent') {
+      // Only once, not per project the shared item applies to.
+      if (list.some((v) => isObj(v) && v.ensure !== 'absent') && !problems.some((p) => p.message.startsWith(`${label(kind)} ${parent.key} is declared absent`))) {
+        problems.push({ position: positionIn(f, childPointer(pointer, child.configKey)), message: `${label(kind)} ${parent.key} is declared absent (${formatPosition(parent.position)}), so it cannot have ${plural(child)}: the API deletes them with it; remove them from the file` });
+      }
+      continue;
+    }
+    const seen = new Map<string, FilePosition>();
+    list.forEach((value, i) => {
+      if (!isObj(value)) return;
+      const raw = identityOf(child, value);
+      if (typeof raw !== 'string' || raw === '') return;
+      const at = childPointer(childPointer(pointer, child.configKey), i);
+      const position = positionIn(f, childPointer(at, child.identityField));
+      const key = child.displayKey(raw);
+      const twice = seen.get(child.matchKey(key));
+      if (twice) {
+        problems.push({ position, message: `${label(child)} "${key}" is declared twice in ${label(kind)} "${parent.key}": ${formatPosition(twice)} and ${formatPosition(position)}` });
+        return;
+      }
+      seen.set(child.matchKey(key), position);
+      const ensure = value.ensure === 'absent' ? 'absent' : 'present';
+      const fields: Record<string, unknown> = {};
+      if (ensure === 'present') for (const [name, v] of Object.entries(value)) if (name in child.fields) fields[name] = v;
+      const references = child.references && ensure === 'present'
+        ? declaredReferences(child, fields, (field) => childPointer(at, field), (p) => positionIn(f, p, false), problems) : [];
+      org.items.push({
+        kind: child.name, organization: org.id, project: parent.project, key, ensure, fields, interpolated: [], position,
+        parent: { kind: kind.name, key: parent.key, ...(child.tagsParent ? { tagged: true as const } : {}) }, ...(references.length > 0 ? { references } : {}),
+      });
+    });
   }
 }
 

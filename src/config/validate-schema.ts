@@ -46,12 +46,20 @@ export function visitEntries(data: unknown, kinds: readonly ResourceKind[], visi
   const list = (value: unknown, pointer: string, each: (entry: unknown, at: string) => void): void => {
     if (Array.isArray(value)) value.forEach((entry, i) => each(entry, childPointer(pointer, i)));
   };
+  // The entries of a kind's parents, at any depth (an insight's alerts: in projects' insights, and in top-level insights).
+  const entriesOf = (kind: ResourceKind): Array<{ entry: Obj; at: string }> => {
+    const out: Array<{ entry: Obj; at: string }> = [];
+    list(data[kind.configKey], childPointer('', kind.configKey), (entry, at) => { if (isObj(entry)) out.push({ entry, at }); });
+    const parent = parentKind(kind, all);
+    if (parent) {
+      for (const p of entriesOf(parent)) list(p.entry[kind.configKey], childPointer(p.at, kind.configKey), (entry, at) => { if (isObj(entry)) out.push({ entry, at }); });
+    }
+    return out;
+  };
   for (const kind of kinds) {
     const parent = parentKind(kind, all);
     if (parent) {
-      list(data[parent.configKey], childPointer('', parent.configKey), (p, at) => {
-        if (isObj(p)) list(p[kind.configKey], childPointer(at, kind.configKey), (entry, e) => run(kind, entry, e));
-      });
+      for (const p of entriesOf(parent)) list(p.entry[kind.configKey], childPointer(p.at, kind.configKey), (entry, e) => run(kind, entry, e));
     }
     // Top-level entries (the kind's own list, or shared definitions of a child kind) and their overrides.
     list(data[kind.configKey], childPointer('', kind.configKey), (entry, at) => {

@@ -125,11 +125,11 @@ function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kin
       for (const k of Object.keys(data)) if (!(k in shaped)) delete data[k];
       Object.assign(data, shaped);
     }
-    const childScope: Scope = kind.projectKind
+    const childScope = (child: ResourceKind): Scope => (kind.projectKind
       ? { organization: scope.organization, project: Number(kind.liveId(record)) }
-      : { organization: scope.organization, project: scope.project, parent: { kind: kind.name, key: display, id: kind.liveId(record) } };
+      : { organization: scope.organization, project: scope.project, parent: { kind: kind.name, key: display, id: kind.liveId(record), ...(child.tagsParent ? { tagged: true as const } : {}) } });
     const children = kinds.filter((c) => c.parent === kind.name)
-      .map((child) => ({ kind: child, entries: entriesOf(live, child, childScope, kinds, allFields, selected, names) }));
+      .map((child) => ({ kind: child, entries: entriesOf(live, child, childScope(child), kinds, allFields, selected, names) }));
     const remark = kind.exportNote?.(record);
     return {
       kind, record, address: addressOf(kind.name, scope.organization, key), key, data, children, notes: [], dropped: false, secrets: [],

@@ -3,7 +3,7 @@
 import { createHash, hash } from 'node:crypto';
 import type { DesiredItem, DesiredOrganization, DesiredState } from '../config/model.js';
 import { HogsyncError } from '../errors.js';
-import { aLabelOf, identityFieldsOf, identityOf, keyInScope, labelOf, parentItemKey, parentKeyOf, type Companions, type HeldBy, type HoldView, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
+import { aLabelOf, identityFieldsOf, identityOf, keyInScope, labelOf, parentAddressKey, parentKeyOf, type Companions, type HeldBy, type HoldView, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, kindByName, type Kinds } from '../resources/registry.js';
 import type { LiveState } from './live.js';
 import { canonicalJson, dropServerKeys, mergedUpdate, RULES, sameField, serverKeysOf, sortKeys } from './normalize.js';
@@ -250,7 +250,9 @@ export class PlanBuilder {
     const ranks = kind.orderedBy ? ranksOf(kind.orderedBy, items) : undefined;
     const companions = (live.metaOf?.(kind, scope)?.companions ?? {}) as Companions;
     // A parent the plan creates (a new role): its items are created after it, with the id it gets.
-    const parentFirst = scope.parent && scope.parent.id === null ? [addressOf(scope.parent.kind, org.id, parentItemKey(scope.parent))] : [];
+    // An item of a parent inside a project (an insight's alert) also runs after its parent's own change.
+    const parentFirst = scope.parent && (scope.parent.id === null || (scope.project !== null && scope.parent.project !== true))
+      ? [addressOf(scope.parent.kind, org.id, parentAddressKey(scope) as string)] : [];
     const fail = (message: string, item: DesiredItem) => { out.errors.push(new HogsyncError('config', message, { position: item.position })); };
     const absent = this.absent(kind);
     for (const { item, address, record } of planned) {

@@ -154,7 +154,9 @@ export class ReferenceIndex {
       }
       const record = e.matched.get(declared);
       if (record) return { id: target.liveId(record), record };
-      return { deferred: addressOf(target.name, this.organization, keyInScope(scope, declared.key)), item: declared };
+      // Referred items live in the project (a subscription's insights), whatever item of it holds the referring one.
+      const home = scope.parent && scope.parent.project !== true ? { organization: scope.organization, project: scope.project } : scope;
+      return { deferred: addressOf(target.name, this.organization, keyInScope(home, declared.key)), item: declared };
     }
     if (e.live === undefined) {
       throw new HogsyncError('config', `${label} "${ref.name}" cannot be looked up: the ${target.configKey.replace(/_/g, ' ')} of ${where} were not read`, { position: ref.position });

@@ -77,7 +77,7 @@ function parentScopes(kind: ResourceKind, org: DesiredOrganization, kinds: Kinds
       return {
         organization: org.id, project: i.project,
         parent: {
-          kind: parent.name, key: alias ?? i.key, id: null, ...(alias !== undefined ? { item: i.key } : {}),
+          kind: parent.name, key: alias ?? i.key, id: null, ...(alias !== undefined ? { item: i.key } : {}), ...(kind.tagsParent ? { tagged: true as const } : {}),
           ...(i.renamedFrom !== undefined ? { formerKey: i.renamedFrom } : {}), ...(parent.projectKind ? { project: true as const } : {}),
         },
       };
@@ -142,9 +142,10 @@ function lookupsOf(org: DesiredOrganization, kinds: Kinds): Array<{ kind: Resour
     for (const ref of item.references) {
       const kind = kinds.find((k) => k.name === ref.kind);
       if (!kind) continue;
-      const scope = scopeOfItem(item);
-      const key = `${kind.name}|${scopeKey(scope)}`;
-      if (!planned.has(key) && !out.has(key)) out.set(key, { kind, scope: { organization: scope.organization, project: scope.project } });
+      // Referred items live in the project, whatever item of it holds the referring one (a subscription's insights).
+      const own = scopeOfItem(item);
+      const key = `${kind.name}|${scopeKey(own.parent && own.project !== null ? { organization: own.organization, project: own.project } : own)}`;
+      if (!planned.has(key) && !out.has(key)) out.set(key, { kind, scope: { organization: own.organization, project: own.project } });
     }
   }
   return [...out.values()];

@@ -82,7 +82,9 @@ export function targetSet(targets: readonly Target[]): TargetSet {
       // project. Keys made of several parts (a hog function's TYPE/NAME, an access rule's
       // role/NAME) do.
       const kind = KINDS.find((k) => prefix.startsWith(`${k.name}:`));
-      const slashFree = kind !== undefined && kind.parent !== 'organization' && !kind.identityOf && !kind.entriesOf && (prefix.match(/\//g) ?? []).length >= 2;
+      // Items held by a project's items (an insight's alerts) have their parent's name in their key.
+      const slashFree = kind !== undefined && kind.parent !== 'organization' && KINDS.find((k) => k.name === kind.parent)?.projectKind === true
+        && !kind.identityOf && !kind.entriesOf && (prefix.match(/\//g) ?? []).length >= 2;
       return compiled.some(({ t }) => viable(t.normalized, normalized, slashFree) || (!t.kind && viable(t.pattern, prefix, slashFree)));
     },
   };

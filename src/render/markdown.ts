@@ -3,7 +3,7 @@
 import { attributionTime } from '../plan/attribution.js';
 import { heldByText, type Change, type Plan } from '../plan/types.js';
 import {
-  blastRadiusLine, closingLine, describedField, fieldAttribution, inline, inlineField, itemAttribution, lineDiff, needsLineDiff, printable, SYMBOL,
+  annotationLines, closingLine, describedField, fieldAttribution, inline, inlineField, itemAttribution, lineDiff, needsLineDiff, printable, SYMBOL,
   declaredLine, sinceLine, targetsLine, unmanagedHeading,
 } from './values.js';
 
@@ -69,8 +69,7 @@ function changeSection(plan: Plan, change: Change): string {
     return text ? [`- <code>${escapeHtml(printable(f.path))}</code> ${escapeHtml(text)}`] : [];
   });
   if (by.length > 0) out.push(...by, '');
-  const blast = blastRadiusLine(change);
-  if (blast) out.push(`> ${escapeHtml(blast)}`, '');
+  for (const line of annotationLines(change)) out.push(`> ${escapeHtml(printable(line))}`, '');
   out.push('</details>', '');
   return out.join('\n');
 }

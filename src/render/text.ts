@@ -2,7 +2,7 @@
 // `-` delete, only the fields that change, long values as a line diff.
 import { heldByText, type Plan } from '../plan/types.js';
 import {
-  blastRadiusLine, closingLine, describedField, fieldAttribution, fieldHeading, inline, inlineField, itemAttribution, lineDiff, needsLineDiff, printable, SYMBOL,
+  annotationLines, closingLine, describedField, fieldAttribution, fieldHeading, inline, inlineField, itemAttribution, lineDiff, needsLineDiff, printable, SYMBOL,
   declaredLine, sinceLine, targetsLine, unmanagedHeading,
 } from './values.js';
 
@@ -57,8 +57,7 @@ export function renderText(plan: Plan, options: { color: boolean }): string {
           out.push(by ? `${line} ${paint('dim', `— ${by}`)}` : line);
         }
       }
-      const blast = blastRadiusLine(change);
-      if (blast) out.push(`      ${paint('!', blast)}`);
+      for (const line of annotationLines(change)) out.push(`      ${paint('!', printable(line))}`);
       out.push('');
     }
   }

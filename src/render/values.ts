@@ -97,6 +97,17 @@ export function closingLine(plan: Plan): string {
   return create + update + del === 0 ? 'No changes. Live state matches the configuration.' : `Plan: ${create} to create, ${update} to update, ${del} to delete.`;
 }
 
+/** What the kinds' annotations say beside a change, one line each (blast radius, a delivery sent, what the API deletes with it). */
+export function annotationLines(change: Change): string[] {
+  const out: string[] = [];
+  const blast = blastRadiusLine(change);
+  if (blast) out.push(blast);
+  if (change.sends_delivery) out.push('sends a delivery now: the API delivers it to its recipients as soon as this change is made');
+  for (const address of change.also_deletes ?? []) out.push(`the API also deletes ${address.split(':')[0]?.replace(/_/g, ' ')} ${address} with this change`);
+  out.push(...(change.notes ?? []));
+  return out;
+}
+
 export function blastRadiusLine(change: Change): string | undefined {
   const b = change.blast_radius;
   if (!b) return undefined;

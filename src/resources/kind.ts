@@ -55,11 +55,20 @@ export interface ParentRef {
   project?: true;
   /** The parent item's own key, where its items' addresses name it otherwise (a new project's alias). */
   item?: string;
+  /** Addresses name the parent's kind too (`PROJECT/dashboard/NAME`): the kind may sit under parents of several kinds. */
+  tagged?: true;
 }
 
 /** The address key of the parent item itself (the change that creates it). */
 export function parentItemKey(parent: ParentRef): string {
   return parent.item ?? parent.key;
+}
+
+/** The address key of a scope's parent item: `PROJECT/NAME` for a parent inside a project (an insight), else its own key. */
+export function parentAddressKey(scope: Scope): string | undefined {
+  const parent = scope.parent;
+  if (!parent) return undefined;
+  return scope.project !== null && parent.project !== true ? `${scope.project}/${parentItemKey(parent)}` : parentItemKey(parent);
 }
 
 /** The scope once its parent has an id (read from its list, or given by the create that made it). */
@@ -71,7 +80,11 @@ export function withParentId(scope: Scope, id: string | number): Scope {
 
 /** The part of an item's address that names its parent: `111` (a project), `Engineers` (a role), null for the organization. */
 export function parentKeyOf(scope: Scope): string | null {
-  if (scope.parent) return scope.parent.key;
+  // A parent inside a project (an insight's alerts): `PROJECT/INSIGHT`.
+  if (scope.parent) {
+    const key = scope.parent.tagged ? `${scope.parent.kind}/${scope.parent.key}` : scope.parent.key;
+    return scope.project !== null && scope.parent.project !== true ? `${scope.project}/${key}` : key;
+  }
   return scope.project === null ? null : String(scope.project);
 }
 
@@ -151,13 +164,20 @@ export interface BlastRadius {
 export interface ChangeAnnotations {
   /** Feature flags whose release conditions change: how many users the new conditions reach. */
   blast_radius?: BlastRadius;
+  /** The API sends a delivery at once when this change is made (a subscription created enabled, its recipients changed). */
+  sends_delivery?: true;
+  /** Addresses of items the API deletes with this change, silently (an insight's alerts). */
+  also_deletes?: string[];
+  /** Words said beside the change in every rendering (a recipient added again is invited again). */
+  notes?: string[];
 }
 
 /** A planned create or update, as a kind's preview sees it. */
 export interface PreviewInput {
   /** The change's address, for warnings. */
   address: string;
-  action: 'create' | 'update';
+  /** Deletes only for kinds whose `previewActions` name them. */
+  action: 'create' | 'update' | 'delete';
   scope: Scope;
   /** The identity value as the API takes it. */
   identity: string;
@@ -349,6 +369,8 @@ export interface ResourceKind {
   readonly projectKind?: boolean;
   /** Inside its parent, the kind's items are written as a list of identities only (a role's `members: [EMAIL, …]`). */
   readonly identityList?: boolean;
+  /** Its addresses name the parent's kind before the parent (`subscription:ORG/PROJECT/dashboard/NAME/TITLE`). */
+  readonly tagsParent?: true;
   /**
    * `list`: one paginated list per collection; `get`: the list, and one GET per declared item
    * (lists carry only basic fields); `search`: one GET per declared item, by its identity in the
@@ -547,6 +569,18 @@ export interface ResourceKind {
    * warning of the plan (the hook words it), never an error.
    */
   preview?(input: PreviewInput, port: KindPort): Promise<PreviewResult | undefined>;
+  /** The changes the kind's preview runs for (default creates and updates; an insight's: updates and deletes, what the API deletes with it). */
+  readonly previewActions?: ReadonlyArray<'create' | 'update' | 'delete'>;
+  /**
+   * Optional: what a planned change does that the change itself says (a subscription's create
+   * sends a delivery), without asking the API: shown beside every change, previews or not.
+   */
+  annotate?(input: PreviewInput): ChangeAnnotations | undefined;
+  /**
+   * Optional: a refusal of the kind's list (its status and the API's message) in the user's words,
+   * when the API refuses the kind to every key (older versions served alerts to no personal key).
+   */
+  refusedRead?(status: number, message: string): string | undefined;
   /**
    * Optional: what the kind reads of the API, once per run before anything is planned, to check,
    * mask and compare its declared items (a hog function's template schemas, for templates hogsync

@@ -21,15 +21,18 @@ import { earlyAccessFeature } from './early_access_feature/kind.js';
 import { experimentHoldout } from './experiment_holdout/kind.js';
 import { experimentSavedMetric } from './experiment_saved_metric/kind.js';
 import { experiment } from './experiment/kind.js';
+import { alert } from './alert/kind.js';
+import { subscription } from './subscription/kind.js';
 
 /**
  * In the order plans list them and apply creates them; parents before their children, and kinds
  * referred to by name before the kinds that refer to them (members, then roles and their
  * memberships, then project access; actions, then cohorts, then flags; hog functions after actions;
- * insights after the actions and cohorts their queries name, dashboards after the insights they
- * show; surveys and early access features after the flags, actions and insights they name).
+ * insights after the actions and cohorts their queries name, alerts under their insight,
+ * dashboards after the insights they show, subscriptions under their dashboard or insight;
+ * surveys and early access features after the flags, actions and insights they name).
  */
-export const KINDS: readonly ResourceKind[] = [project, proxyRecord, member, role, roleMembership, access, action, cohort, featureFlag, hogFunction, insight, dashboard, survey, earlyAccessFeature, experimentHoldout, experimentSavedMetric, experiment, eventDefinition];
+export const KINDS: readonly ResourceKind[] = [project, proxyRecord, member, role, roleMembership, access, action, cohort, featureFlag, hogFunction, insight, alert, dashboard, subscription, survey, earlyAccessFeature, experimentHoldout, experimentSavedMetric, experiment, eventDefinition];
 
 export type Kinds = readonly ResourceKind[];
 

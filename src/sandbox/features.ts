@@ -5,7 +5,7 @@
 // ones its organization has under `features`; without that list it has every feature.
 import type { OrganizationState } from './state.js';
 
-export const FEATURES = ['data_management', 'tagging', 'advanced_permissions', 'role_based_access', 'organizations_projects', 'audit_logs', 'experiments'] as const;
+export const FEATURES = ['data_management', 'tagging', 'advanced_permissions', 'role_based_access', 'organizations_projects', 'audit_logs', 'experiments', 'alerts'] as const;
 export type Feature = (typeof FEATURES)[number];
 
 export function hasFeature(org: OrganizationState, feature: Feature | string): boolean {

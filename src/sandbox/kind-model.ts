@@ -190,7 +190,7 @@ export interface SandboxModel {
   /** The kind's generated contract test (see KindContract). */
   contract?: KindContract;
   /** Sandbox-only jobs the kind runs on demand, served as POST /_sandbox/NAME/ (the API's background jobs: a stored query's rewrite). */
-  internal?: Readonly<Record<string, (state: SandboxState) => Json>>;
+  internal?: Readonly<Record<string, (state: SandboxState, params: URLSearchParams) => Json>>;
   /** The organization's plan feature the kind needs (src/sandbox/features.ts): without it every path of the kind answers 404. */
   feature?: string;
   /** Set by the one kind that is the project: how the kit's defaults and seeds make projects. */

@@ -172,7 +172,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
       // A kind's background job, run on demand (the API's rewrite of stored queries).
       const job = method === 'POST' ? jobs.get(url.pathname.slice(INTERNAL_PREFIX.length).replace(/\/$/, '')) : undefined;
       if (job) {
-        sendJson(res, 200, await store.write(job));
+        sendJson(res, 200, await store.write((state) => job(state, url.searchParams)));
         return;
       }
       handleInternal(method, url, stats, store.clock, res);

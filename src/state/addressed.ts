@@ -10,6 +10,7 @@ import type { LiveRecord, ResourceKind, Scope } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
 import { mapLimit } from '../util/map-limit.js';
 import { getRecord, listRecords } from './live-state.js';
+import { heldScope } from './workspace.js';
 import { withReferred } from './referred.js';
 import { identityOf, parentKeyOf } from '../resources/kind.js';
 
@@ -18,7 +19,9 @@ export async function readAddressed(api: ApiPort, organization: string, targets:
   const childrenOf = (kind: ResourceKind) => kinds.filter((c) => c.parent === kind.name);
   const named = (kind: ResourceKind) => targets.couldMatchUnder(`${kind.name}:${organization}/`);
   // A top-level kind is read when an address could name one of its items, or an item below one.
-  const top = kinds.filter((k) => k.parent === 'organization' && (named(k) || childrenOf(k).some(named)));
+  // Or an item held by one of its items' items (an insight's alerts in a project).
+  const reached = (kind: ResourceKind): boolean => named(kind) || childrenOf(kind).some(reached);
+  const top = kinds.filter((k) => k.parent === 'organization' && reached(k));
   const lists = await mapLimit(top, parallelism, (kind) => listRecords(api, kind, orgScope));
   const records = new Map<ResourceKind, LiveRecord[]>(top.map((kind, i) => [kind, lists[i] ?? []]));
 
@@ -35,19 +38,27 @@ export async function readAddressed(api: ApiPort, organization: string, targets:
 
   // Child collections only under the parents an address reaches (`feature_flag:ORG/111/*`: project
   // 111's; `role_membership:ORG/Engineers/*`: that role's).
-  const children = top.flatMap((parent) => childrenOf(parent).filter(named).flatMap((kind) => (records.get(parent) ?? [])
+  const children = top.flatMap((parent) => childrenOf(parent).filter(reached).flatMap((kind) => (records.get(parent) ?? [])
     .filter((r) => !parent.isGone(r))
     .map((r): { kind: ResourceKind; scope: Scope } => {
       if (parent.projectKind) return { kind, scope: { organization, project: Number(parent.liveId(r)) } };
       return { kind, scope: { organization, project: null, parent: { kind: parent.name, key: parent.displayKey(identityOf(parent, r)), id: parent.liveId(r) } } };
     })
     .filter(({ scope }) => (scope.parent ? true : Number.isSafeInteger(scope.project))
-      && targets.couldMatchUnder(`${kind.name}:${organization}/${parentKeyOf(scope) ?? ''}/`))));
+      && [kind, ...childrenOf(kind)].some((k) => targets.couldMatchUnder(`${k.name}:${organization}/${parentKeyOf(scope) ?? ''}/`)))));
   const childRecords = await mapLimit(children, parallelism, ({ kind, scope }) => listRecords(api, kind, scope, true));
+
+  // Items those hold (an insight's alerts), under the parents an address reaches.
+  const grandchildren = children.flatMap(({ kind: parent, scope }, i) => childrenOf(parent).filter(named).flatMap((kind) => (childRecords[i] ?? [])
+    .filter((r) => !parent.isGone(r))
+    .map((r) => ({ kind, scope: heldScope(scope, parent, kind, r) }))
+    .filter(({ kind: k, scope: s }) => targets.couldMatchUnder(`${k.name}:${organization}/${parentKeyOf(s) ?? ''}/`))));
+  const grandRecords = await mapLimit(grandchildren, parallelism, ({ kind, scope }) => listRecords(api, kind, scope, true));
 
   const collections: LiveCollection[] = [
     ...top.map((kind) => ({ kind, scope: orgScope, records: records.get(kind) ?? [] })),
     ...children.map(({ kind, scope }, i) => ({ kind, scope, records: childRecords[i] ?? [] })),
+    ...grandchildren.map(({ kind, scope }, i) => ({ kind, scope, records: grandRecords[i] ?? [] })),
   ];
   // What those items refer to by id (a flag's cohorts), only where they do: to show it by name.
   return liveStateOf(await withReferred(api, collections, kinds, parallelism));

@@ -48,12 +48,14 @@ export async function streamCollections(port: ApiPort, reads: readonly Collectio
   const hidden = new Set<CollectionRead>();
   for (const read of dependents) {
     const parent = read.scope.parent as ParentRef;
-    let list = direct.find((r) => r.kind.name === parent.kind && r.scope.organization === read.scope.organization && r.scope.project === null && r.list && r.query === undefined)
-      ?? [...parentLists.keys()].find((r) => r.kind.name === parent.kind && r.scope.organization === read.scope.organization);
+    // A parent inside a project (an insight holding alerts) is listed in that project; others in the organization.
+    const project = parent.project === true ? null : read.scope.project;
+    let list = direct.find((r) => r.kind.name === parent.kind && r.scope.organization === read.scope.organization && r.scope.project === project && r.list && r.query === undefined)
+      ?? [...parentLists.keys()].find((r) => r.kind.name === parent.kind && r.scope.organization === read.scope.organization && r.scope.project === project);
     if (!list) {
       const parentKind = read.parentKind ?? KINDS.find((k) => k.name === parent.kind);
       if (!parentKind) throw new HogsyncError('internal', `no parent kind for ${read.kind.name} of ${parent.kind} ${parent.key}`);
-      list = { kind: parentKind, scope: { organization: read.scope.organization, project: null }, list: true, ids: [] };
+      list = { kind: parentKind, scope: { organization: read.scope.organization, project }, list: true, ids: [] };
       hidden.add(list);
     }
     parentLists.set(list, [...(parentLists.get(list) ?? []), read]);
@@ -236,6 +238,9 @@ export async function listRecords(api: ApiPort, kind: ResourceKind, scope: Scope
       throw new KindUnavailable(kind, `${kind.configKey}: ${kind.unavailable} (GET ${path} → ${status}); nothing was sent`, err);
     }
     if (missingIsEmpty && is404(err)) return [];
+    // A kind the API refuses to every key (older versions' alerts) says so in the user's words.
+    const refused = err instanceof HogsyncError && err.request?.status !== undefined ? kind.refusedRead?.(err.request.status, err.message) : undefined;
+    if (refused !== undefined) throw new HogsyncError('api', `${kind.configKey}: ${refused}`, { cause: err, request: (err as HogsyncError).request });
     if (scope.project === null && is404(err)) throw new UnknownOrganization(scope.organization, err as HogsyncError);
     throw err;
   }

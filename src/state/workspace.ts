@@ -51,7 +51,8 @@ export async function readWorkspace(api: ApiPort, organization: string, named: n
 
   // 3. Child collections (feature flags) of every exported parent; a parent deleted since it
   // was listed has no collection any more.
-  const children = kinds.filter((k) => k.parent !== 'organization' && wanted.has(k.name)).flatMap((kind) => {
+  const held = (k: ResourceKind) => kinds.some((p) => p.name === k.parent && p.parent !== 'organization');
+  const children = kinds.filter((k) => k.parent !== 'organization' && wanted.has(k.name) && !held(k)).flatMap((kind) => {
     const parent = top.find((k) => k.name === kind.parent);
     if (!parent) throw new HogsyncError('internal', `no organization-level kind ${kind.parent} for ${kind.name}`);
     return (records.get(parent) ?? []).flatMap((r): Array<{ kind: ResourceKind; scope: Scope }> => {
@@ -71,10 +72,25 @@ export async function readWorkspace(api: ApiPort, organization: string, named: n
     return kind.exportable ? found.filter((r) => kind.exportable?.(r)) : found;
   });
 
+  // 3b. Items held by items of a project's kinds (an insight's alerts, a dashboard's subscriptions).
+  const grandchildren = kinds.filter((k) => wanted.has(k.name) && children.some((c) => c.kind.name === k.parent)).flatMap((kind) =>
+    children.flatMap(({ kind: parent, scope }, i): Array<{ kind: ResourceKind; scope: Scope }> => (parent.name !== kind.parent ? []
+      : (childRecords[i] ?? []).filter((r) => !parent.isGone(r)).map((r) => ({ kind, scope: heldScope(scope, parent, kind, r) })))));
+  const grandRecords = await mapLimit(grandchildren, parallelism, ({ kind, scope }) => listRecords(api, kind, scope, true));
+
   const collections: LiveCollection[] = [
     ...top.map((kind) => ({ kind, scope: orgScope, records: records.get(kind) ?? [] })),
     ...children.map(({ kind, scope }, i) => ({ kind, scope, records: childRecords[i] ?? [] })),
+    ...grandchildren.map(({ kind, scope }, i) => ({ kind, scope, records: grandRecords[i] ?? [] })),
   ];
   // 4. What those refer to by id and was not read (a flag's cohorts, when only flags are exported): to write names.
   return liveStateOf(await withReferred(api, collections, kinds, parallelism));
+}
+
+/** The scope of the items a live record holds (an insight's alerts): its project, and the record as their parent. */
+export function heldScope(scope: Scope, parent: ResourceKind, child: ResourceKind, record: LiveRecord): Scope {
+  return {
+    organization: scope.organization, project: scope.project,
+    parent: { kind: parent.name, key: parent.displayKey(identityOf(parent, record)), id: parent.liveId(record), ...(child.tagsParent ? { tagged: true as const } : {}) },
+  };
 }

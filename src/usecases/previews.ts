@@ -54,5 +54,21 @@ export async function runPreviews(result: PlanResult, port: ApiPort, parallelism
     warnings.push(`${what}: previewed ${previewed.length} of ${targets.length} changes (each costs a request under the rate limit); `
       + `${left} ${left === 1 ? 'is' : 'are'} not previewed: pass --max-previews ${targets.length} to preview them all, or --no-preview to skip previews`);
   }
+  ownAnnotations(result, changes);
   return { changes, warnings };
+}
+
+/**
+ * What each change says of itself (a delivery it sends), previewed or not: added to `changes`.
+ * Asks nothing of the API, so it runs with `--no-preview` too.
+ */
+export function ownAnnotations(result: PlanResult, changes: Map<string, ChangeAnnotations> = new Map()): Map<string, ChangeAnnotations> {
+  for (const change of result.plan.changes) {
+    const execution = result.executions.get(change.address);
+    if (!execution?.kind.annotate) continue;
+    const { scope, identity, values, live } = execution;
+    const own = execution.kind.annotate({ address: change.address, action: change.action, scope, identity, values, changed: change.fields.map((f) => f.path), ...(live ? { live } : {}) });
+    if (own) changes.set(change.address, { ...changes.get(change.address), ...own });
+  }
+  return changes;
 }

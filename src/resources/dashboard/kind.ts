@@ -54,15 +54,27 @@ function checkEmptyClears(view: ScopeView): ScopeCheck {
   return {};
 }
 
+/** A subscription delivers only insights the dashboard shows (the API refuses others), where the file declares the tiles. */
+function subscriptionProblems(entry: Record<string, unknown>): EntryProblem[] {
+  if (!Array.isArray(entry.tiles) || !Array.isArray(entry.subscriptions)) return [];
+  const shown = new Set(entry.tiles.map((t) => (isObj(t) ? (isObj(t.insight) ? t.insight.insight : t.insight) : undefined)).filter((n) => typeof n === 'string'));
+  return entry.subscriptions.flatMap((s, i): EntryProblem[] => (isObj(s) && Array.isArray(s.insights)
+    ? s.insights.flatMap((n, j): EntryProblem[] => {
+      const name = isObj(n) && isObj(n.insight) ? n.insight.insight : n;
+      return typeof name === 'string' && !shown.has(name)
+        ? [{ path: ['subscriptions', i, 'insights', j], message: `${name} is not on the dashboard: the API delivers only insights the dashboard shows (add a tile, or take it out of insights)` }] : [];
+    }) : []));
+}
+
 /** A tile shows an insight or a text: one of them, never both. */
 function validateDashboardEntry(entry: Record<string, unknown>): EntryProblem[] {
   if (!Array.isArray(entry.tiles)) return [];
-  return entry.tiles.flatMap((t, i): EntryProblem[] => {
+  return [...subscriptionProblems(entry), ...entry.tiles.flatMap((t, i): EntryProblem[] => {
     if (!isObj(t)) return [];
     if ('insight' in t && 'text' in t) return [{ path: ['tiles', i, 'text'], at: 'key', message: 'a tile shows an insight or a text, not both: make two tiles' }];
     if (!('insight' in t) && !('text' in t)) return [{ path: ['tiles', i], message: 'a tile needs `insight` (an insight\'s name) or `text`' }];
     return [];
-  });
+  })];
 }
 
 export const dashboard: ResourceKind = {

@@ -17,6 +17,8 @@ import type { EntryProblem, ResourceKind, Scope } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
 import { normalizeTags } from '../tags.js';
 import { normalizeQuery, plainSql, queryProblems, sqlQuery } from './query.js';
+import { alertProblems } from '../alert/rules.js';
+import { alertsDeletedWith } from '../alert/cascade.js';
 
 const base = (s: Scope) => `/api/projects/${encodeURIComponent(String(s.project))}/insights/`;
 const fields = lazy(() => fieldsFromSchema('insight', ['name']));
@@ -27,8 +29,13 @@ function validateInsightEntry(entry: Record<string, unknown>): EntryProblem[] {
     const [first, second] = [...shorthands, ...('query' in entry ? ['query'] : [])];
     return [{ path: [second as string], at: 'key', message: `an insight's query is written once: \`${first}\` or \`${second}\`, not both` }];
   }
-  if (!('query' in entry)) return [];
-  return queryProblems(entry.query).map((p) => ({ path: ['query', ...p.path], message: p.message, ...(p.at ? { at: p.at } : {}) }));
+  const query = 'sql' in entry ? sqlQuery(String(entry.sql)) : entry.query;
+  const alerts = Array.isArray(entry.alerts) ? entry.alerts : [];
+  // What the API refuses of an alert on this query (an insight's alerts are checked against it).
+  const ofAlerts = query === undefined ? [] : alerts.flatMap((a, i): EntryProblem[] => (a !== null && typeof a === 'object' && !Array.isArray(a) && (a as Record<string, unknown>).ensure !== 'absent'
+    ? alertProblems(a as Record<string, unknown>, query).map((p) => ({ path: ['alerts', i, ...p.path], message: p.message })) : []));
+  if (!('query' in entry)) return ofAlerts;
+  return [...queryProblems(entry.query).map((p): EntryProblem => ({ path: ['query', ...p.path], message: p.message, ...(p.at ? { at: p.at } : {}) })), ...ofAlerts];
 }
 
 export const insight: ResourceKind = {
@@ -82,4 +89,7 @@ export const insight: ResourceKind = {
   deleteCall: (s, id) => ({ method: 'PATCH', path: insight.itemPath(s, id), body: { deleted: true } }),
   activity: { scopes: ['Insight'], log: 'parent' },
   validateEntry: validateInsightEntry,
+  // The API deletes an insight's alerts with it, or with a query that cannot carry them: said beside the change.
+  preview: alertsDeletedWith,
+  previewActions: ['update', 'delete'],
 };

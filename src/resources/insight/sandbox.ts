@@ -25,6 +25,7 @@ import type { SandboxState } from '../../sandbox/state.js';
 import { booleanRule, objectRule, stringRule, tagsRule, validatePartial } from '../../sandbox/validation.js';
 import { DASHBOARDS, INSIGHTS, insightTiles, setInsightDashboards, tilesOf } from '../dashboard/tiles-store.js';
 import { inferredSeriesKind, queryProblems } from './query.js';
+import { dropAlertsOf, queryChanged } from '../alert/sandbox.js';
 
 const RULES = {
   name: stringRule({ max: 400, nullable: true, allowBlank: true }),
@@ -139,7 +140,11 @@ function update(record: JsonObject, ctx: KindContext): JsonObject {
   if (body.dashboards !== undefined) setInsightDashboards(ctx.state, record.id as number, dashboardIds(ctx.state, record.project as number, body.dashboards));
   if (changes.deleted === true && record.deleted !== true) {
     for (const tile of tilesOf(ctx.state)) if (tile.insight === record.id) tile.deleted = true;
+    // Its alerts are hard-deleted with it, silently.
+    dropAlertsOf(ctx.state, record.id as number);
   }
+  // A query that can no longer carry an alert hard-deletes them too.
+  if ('query' in changes) queryChanged(ctx.state, record.id as number, changes.query ?? null);
   changes.last_modified_at = nowIso();
   changes.updated_at = changes.last_modified_at;
   return changes;
