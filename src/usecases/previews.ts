@@ -21,8 +21,10 @@ export interface PreviewOptions {
 export async function runPreviews(result: PlanResult, port: ApiPort, parallelism: number, options: PreviewOptions = {}): Promise<PlanAnnotations> {
   // Only changes of a field the preview looks at ask the API anything.
   const targets = result.plan.changes.filter((c) => {
-    const kind = c.action === 'delete' ? undefined : result.executions.get(c.address)?.kind;
-    return kind?.preview !== undefined && (kind.previewFields === undefined || c.fields.some((f) => kind.previewFields?.includes(f.path.split('.')[0] as string)));
+    const kind = result.executions.get(c.address)?.kind;
+    if (!kind?.preview || !(kind.previewActions ?? ['create', 'update']).includes(c.action)) return false;
+    // Only changes of a field the preview looks at ask the API anything (a delete is whole).
+    return c.action === 'delete' || kind.previewFields === undefined || c.fields.some((f) => kind.previewFields?.includes(f.path.split('.')[0] as string));
   });
   const max = options.max ?? DEFAULT_MAX_PREVIEWS;
   const previewed = targets.slice(0, max);
@@ -31,7 +33,11 @@ export async function runPreviews(result: PlanResult, port: ApiPort, parallelism
   const found = await mapLimit(previewed, parallelism, async (change) => {
     const execution = result.executions.get(change.address);
     try {
-      if (!execution?.kind.preview || change.action === 'delete') return undefined;
+      if (!execution?.kind.preview) return undefined;
+      if (change.action === 'delete') {
+        const { scope, identity, values, live } = execution;
+        return await execution.kind.preview({ address: change.address, action: 'delete', scope, identity, values, changed: [], ...(live ? { live } : {}) }, port);
+      }
       // The API cannot preview what refers to an item it does not hold yet (one this plan creates).
       if (holdsDeferred(execution.values)) return { warning: `${change.address}: no preview: it refers to items this plan creates` };
       if (execution.scope.parent?.id === null) return { warning: `${change.address}: no preview: it is in a ${execution.scope.parent.kind.replace(/_/g, ' ')} this plan creates` };
