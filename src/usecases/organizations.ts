@@ -84,12 +84,18 @@ export async function resolveOrganizations(api: ApiPort, desired: DesiredState, 
 export function withResolvedOrganizations(addresses: readonly string[], resolved: ResolvedOrganizations): string[] {
   if (resolved.size === 0) return [...addresses];
   return addresses.map((address) => {
-    const colon = address.indexOf(':');
-    const slash = address.indexOf('/', colon + 1);
-    if (colon === -1 || slash === -1) return address;
-    const id = resolved.get(address.slice(colon + 1, slash));
-    return id === undefined ? address : `${address.slice(0, colon + 1)}${id}${address.slice(slash)}`;
+    const parts = organizationPart(address);
+    const id = parts && resolved.get(parts.organization);
+    return id === undefined ? address : parts!.with(id);
   });
+}
+
+/** An address's organization part (`KIND:ORG/KEY`), and the address with another in its place; none without one. */
+function organizationPart(address: string): { organization: string; with(id: string): string } | undefined {
+  const colon = address.indexOf(':');
+  const slash = address.indexOf('/', colon + 1);
+  if (colon === -1 || slash === -1) return undefined;
+  return { organization: address.slice(colon + 1, slash), with: (id) => `${address.slice(0, colon + 1)}${id}${address.slice(slash)}` };
 }
 
 /**
@@ -100,10 +106,8 @@ export function withResolvedOrganizations(addresses: readonly string[], resolved
 export async function resolveAddressOrganizations(addresses: readonly string[], resolve: Resolver): Promise<string[]> {
   const out: string[] = [];
   for (const address of addresses) {
-    const colon = address.indexOf(':');
-    const slash = address.indexOf('/', colon + 1);
-    const org = colon === -1 || slash === -1 ? '*' : address.slice(colon + 1, slash);
-    out.push(org.includes('*') || UUID.test(org) ? address : `${address.slice(0, colon + 1)}${await resolve(org)}${address.slice(slash)}`);
+    const parts = organizationPart(address);
+    out.push(!parts || parts.organization.includes('*') || UUID.test(parts.organization) ? address : parts.with(await resolve(parts.organization)));
   }
   return out;
 }
