@@ -117,7 +117,7 @@ const EXCLUDED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   },
   subscription: {
     dashboard: 'the dashboard the subscription is declared under: sent by the kind itself',
-    insight: 'subscriptions of an insight: not managed yet (only a dashboard\'s)',
+    insight: 'the insight the subscription is declared under: sent by the kind itself',
     invite_message: 'the text of the e-mail that invites new recipients, write-only',
   },
 };

@@ -197,6 +197,72 @@ projects:
     ws.write('hogsync.yaml', text);
   });
 
+  it('a subscription under an insight: created with the insight as its subject, plans empty, exported under the insight; moved to the dashboard it is a delete and a create', async () => {
+    const INSIGHT_SUB = `subscription:${ORG}/3001/insight/Daily active users/DAU daily`;
+    const declared = (where: string) => `organization: ${ORG}
+projects:
+  - id: 3001
+    insights:
+      - name: Daily active users
+        subscriptions:
+          - title: DAU daily
+${where === 'insight' ? '' : '            ensure: absent\n'}            target_type: email
+            target_value: [ alice@example.com ]
+            frequency: daily
+            start_date: 2026-01-05T09:00:00Z
+${where === 'dashboard' ? `    dashboards:
+      - name: Growth
+        subscriptions:
+          - title: DAU daily
+            target_type: email
+            target_value: [ alice@example.com ]
+            frequency: daily
+            start_date: 2026-01-05T09:00:00Z
+` : ''}`;
+    const own = ws.write('insight-subscription.yaml', declared('insight'));
+    const planned = JSON.parse((await clean(['plan', own, '--format', 'json'])).stdout) as PlanJson;
+    expect(planned.changes.map((c) => [c.address, c.action, c.sends_delivery])).toEqual([[INSIGHT_SUB, 'create', true]]);
+    await clean(['apply', own, '--auto-approve']);
+    const insight = (((await http.get('/api/projects/3001/insights/?basic=true')).body as { results: Rec[] }).results.find((i) => i.name === 'Daily active users') as Rec).id;
+    const live = (await subscriptionsOf(3001)).find((r) => r.title === 'DAU daily') as Rec;
+    expect(live).toMatchObject({ insight, dashboard: null, target_value: 'alice@example.com' });
+    expect((await deliveries())[String(live.id)]).toBe(1);
+    expect((await ws.cli(['plan', own, '--detailed-exitcode'])).code).toBe(0);
+
+    // show and export write it under its insight; the export plans empty.
+    expect((await clean(['show', INSIGHT_SUB])).stdout).toMatch(/- name: Daily active users\n\s+subscriptions:\n\s+- title: DAU daily/);
+    await clean(['export', '--organization', ORG, '--project', '3001', '--kind', 'subscriptions', '--out', ws.path('subscriptions.yaml')]);
+    const exported = readFileSync(ws.path('subscriptions.yaml'), 'utf8');
+    expect(exported).toMatch(/insights:\n\s+- name: Daily active users\n\s+subscriptions:\n\s+- title: DAU daily/);
+    const again = await ws.cli(['plan', ws.path('subscriptions.yaml'), '--detailed-exitcode']);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+
+    // The API fixes the subject at create: moved to the dashboard (the old one declared absent where it was), a delete and a create.
+    const moved = ws.write('insight-subscription.yaml', declared('dashboard'));
+    const move = JSON.parse((await clean(['plan', moved, '--format', 'json'])).stdout) as PlanJson;
+    expect(move.changes.filter((c) => c.kind === 'subscription').map((c) => [c.address, c.action])).toEqual([
+      [`subscription:${ORG}/3001/dashboard/Growth/DAU daily`, 'create'], [INSIGHT_SUB, 'delete'],
+    ]);
+    await clean(['apply', moved, '--auto-approve']);
+    expect((await subscriptionsOf(3001)).filter((r) => r.title === 'DAU daily').map((r) => [r.dashboard === null ? 'insight' : 'dashboard'])).toEqual([['dashboard']]);
+    expect((await ws.cli(['plan', moved, '--detailed-exitcode'])).code).toBe(0);
+  });
+
+  it('refuses offline an insight\'s subscription that names insights to deliver (only a dashboard\'s may)', async () => {
+    const bad = ws.write('bad-insight-subscription.yaml', `organization: ${ORG}
+projects:
+  - id: 3001
+    insights:
+      - name: Daily active users
+        subscriptions:
+          - title: DAU daily
+            insights: [ Daily active users ]
+`);
+    const r = await ws.cli(['validate', bad]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/bad-insight-subscription\.yaml:8:13: field "insights" is not allowed in subscription: `insights` names the insights a dashboard's subscription delivers; an insight's subscription delivers that insight/);
+  });
+
   it('every alert and subscription request the CLI sent is one the OpenAPI fixture accepts', () => {
     expect(sent.filter((r) => r.method !== 'GET').length).toBeGreaterThan(5);
     const problems = sent.flatMap((r) => validateRequest(r.method, r.path, r.body).filter((p) => !tolerated(r.method, r.path, p)).map((p) => `${r.method} ${r.path}: ${p}`));

@@ -14,7 +14,7 @@
 // The walk is defensive: it runs on files that failed the schema too, skipping what it cannot
 // read, so that duplicates are reported together with schema errors.
 import type { FilePosition } from '../errors.js';
-import { aLabelOf, identityOf, labelOf, type ResourceKind } from '../resources/kind.js';
+import { aLabelOf, identityOf, isChildOf, labelOf, type ResourceKind } from '../resources/kind.js';
 import { KINDS, pruneKeys, type Kinds } from '../resources/registry.js';
 import type { DesiredItem, DesiredOrganization, DesiredState, PruneSettings } from './model.js';
 import type { SourceMap } from './parse.js';
@@ -121,7 +121,7 @@ interface FileContext {
   kinds: Kinds;
 }
 
-const childKindsOf = (kinds: Kinds, kind: ResourceKind) => kinds.filter((c) => c.parent === kind.name);
+const childKindsOf = (kinds: Kinds, kind: ResourceKind) => kinds.filter((c) => isChildOf(c, kind.name));
 const isParent = (kinds: Kinds, kind: ResourceKind) => childKindsOf(kinds, kind).length > 0;
 // Projects, which hold other kinds (feature flags), may repeat as references: their id and those lists.
 const repeats = (kinds: Kinds, kind: ResourceKind) => kind.projectKind === true && isParent(kinds, kind);

@@ -22,7 +22,7 @@ import { namedReference, siteHits, siteId } from '../resources/references.js';
 import type { DesiredItem, DesiredOrganization, DesiredState, PruneSettings } from './model.js';
 import { childPointer } from './pointer.js';
 import { formatPosition, type ConfigProblem } from './problems.js';
-import { identityOf } from '../resources/kind.js';
+import { identityOf, isChildOf } from '../resources/kind.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -362,7 +362,7 @@ function expandChildLists({ org, files }: OrgScope, parentsByKind: Map<ResourceK
  * addressed by the project and their parent's key.
  */
 function declareNested(f: LoadedFile, org: DesiredOrganization, kind: ResourceKind, entry: Obj, pointer: string, parent: DesiredItem, problems: ConfigProblem[]): void {
-  for (const child of KINDS.filter((k) => k.parent === kind.name)) {
+  for (const child of KINDS.filter((k) => isChildOf(k, kind.name))) {
     const list = entry[child.configKey];
     if (!Array.isArray(list)) continue;
     if (parent.ensure === 'absent') {

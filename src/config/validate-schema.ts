@@ -5,7 +5,7 @@
 // feature_flags), at the top level (shared definitions) and in each project's `overrides` of a
 // shared one. Only kinds with the hook are walked, once.
 import type { ResourceKind } from '../resources/kind.js';
-import { KINDS, parentKind, type Kinds } from '../resources/registry.js';
+import { KINDS, parentKinds, type Kinds } from '../resources/registry.js';
 import { loadSchemaValidator } from './compiled.js';
 import { childPointer, readablePath, splitPointer } from './pointer.js';
 import { schemaAt } from './schema-doc.js';
@@ -50,15 +50,13 @@ export function visitEntries(data: unknown, kinds: readonly ResourceKind[], visi
   const entriesOf = (kind: ResourceKind): Array<{ entry: Obj; at: string }> => {
     const out: Array<{ entry: Obj; at: string }> = [];
     list(data[kind.configKey], childPointer('', kind.configKey), (entry, at) => { if (isObj(entry)) out.push({ entry, at }); });
-    const parent = parentKind(kind, all);
-    if (parent) {
+    for (const parent of parentKinds(kind, all)) {
       for (const p of entriesOf(parent)) list(p.entry[kind.configKey], childPointer(p.at, kind.configKey), (entry, at) => { if (isObj(entry)) out.push({ entry, at }); });
     }
     return out;
   };
   for (const kind of kinds) {
-    const parent = parentKind(kind, all);
-    if (parent) {
+    for (const parent of parentKinds(kind, all)) {
       for (const p of entriesOf(parent)) list(p.entry[kind.configKey], childPointer(p.at, kind.configKey), (entry, e) => run(kind, entry, e));
     }
     // Top-level entries (the kind's own list, or shared definitions of a child kind) and their overrides.

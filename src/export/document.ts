@@ -7,7 +7,7 @@
 import type { SchemaValidator } from '../config/compiled.js';
 import { schemaAt } from '../config/schema-doc.js';
 import type { LiveState } from '../plan/live.js';
-import { identityOf, keyInScope, labelOf, type KindName, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
+import { identityOf, isChildOf, keyInScope, labelOf, type KindName, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
 import { addressOf } from '../plan/types.js';
 import { canonicalJson } from '../plan/normalize.js';
@@ -128,7 +128,7 @@ function entriesOf(live: LiveState, kind: ResourceKind, scope: Scope, kinds: Kin
     const childScope = (child: ResourceKind): Scope => (kind.projectKind
       ? { organization: scope.organization, project: Number(kind.liveId(record)) }
       : { organization: scope.organization, project: scope.project, parent: { kind: kind.name, key: display, id: kind.liveId(record), ...(child.tagsParent ? { tagged: true as const } : {}) } });
-    const children = kinds.filter((c) => c.parent === kind.name)
+    const children = kinds.filter((c) => isChildOf(c, kind.name))
       .map((child) => ({ kind: child, entries: entriesOf(live, child, childScope(child), kinds, allFields, selected, names) }));
     const remark = kind.exportNote?.(record);
     return {

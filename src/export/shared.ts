@@ -9,7 +9,7 @@ import { projectBoundIds } from '../config/shared.js';
 import { canonicalJson } from '../plan/normalize.js';
 import type { ResourceKind } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
-import { identityFieldsOf, identityOf } from '../resources/kind.js';
+import { identityFieldsOf, identityOf, isChildOf } from '../resources/kind.js';
 
 /** The part of an exported entry sharing reads and writes (see document.ts). */
 export interface ShareableEntry {
@@ -64,7 +64,7 @@ export function shareChildren<E extends ShareableEntry>(
     const parents = top.entries.filter((e) => !e.dropped);
     if (parents.length < 2) continue;
     const parentIds = parents.map((p) => identityOf(top.kind, p.data));
-    for (const kind of kinds.filter((k) => k.parent === top.kind.name)) {
+    for (const kind of kinds.filter((k) => isChildOf(k, top.kind.name))) {
       // Children by key, in the order of the first parent that holds them.
       const byKey = new Map<string, { parent: E; child: E }[]>();
       for (const parent of parents) {

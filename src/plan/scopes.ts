@@ -6,7 +6,7 @@
 import { identityScope as scopeId } from '../config/merge.js';
 import type { DesiredItem, DesiredOrganization } from '../config/model.js';
 import type { FilePosition } from '../errors.js';
-import type { ResourceKind, Scope } from '../resources/kind.js';
+import { parentNames, type ResourceKind, type Scope } from '../resources/kind.js';
 import type { Kinds } from '../resources/registry.js';
 
 interface OrgIndex {
@@ -65,8 +65,14 @@ export function pruned(kind: ResourceKind, org: DesiredOrganization): boolean {
 
 /** The scopes of a kind's parents that the files declare present (every declared project, every declared role, …). */
 function parentScopes(kind: ResourceKind, org: DesiredOrganization, kinds: Kinds): Scope[] {
-  const parent = kinds.find((k) => k.name === kind.parent);
-  if (!parent) return [];
+  return parentNames(kind).flatMap((name) => {
+    const parent = kinds.find((k) => k.name === name);
+    return parent ? scopesUnder(kind, parent, org) : [];
+  });
+}
+
+/** The scopes of one parent kind's declared items (a subscription's: its dashboards', then its insights'). */
+function scopesUnder(kind: ResourceKind, parent: ResourceKind, org: DesiredOrganization): Scope[] {
   // A project declared by name is named in its items' addresses by its alias, where it has one.
   const aliasOf = (key: string) => (parent.projectKind ? Object.entries(org.aliases ?? {}).find(([, k]) => k === key)?.[0] : undefined);
   return (indexOf(org).byKind.get(parent.name)?.items ?? [])

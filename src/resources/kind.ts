@@ -59,6 +59,16 @@ export interface ParentRef {
   tagged?: true;
 }
 
+/** The kinds whose items may hold a kind's items (none for a top-level kind). */
+export function parentNames(kind: Pick<ResourceKind, 'parent' | 'alsoUnder'>): readonly KindName[] {
+  return kind.parent === 'organization' ? [] : [kind.parent, ...(kind.alsoUnder ?? [])];
+}
+
+/** Whether a kind's items may sit inside items of the kind named `parent`. */
+export function isChildOf(kind: Pick<ResourceKind, 'parent' | 'alsoUnder'>, parent: KindName): boolean {
+  return kind.parent === parent || (kind.alsoUnder?.includes(parent) ?? false);
+}
+
 /** The address key of the parent item itself (the change that creates it). */
 export function parentItemKey(parent: ParentRef): string {
   return parent.item ?? parent.key;
@@ -360,6 +370,11 @@ export interface ResourceKind {
   readonly identityField: string;
   /** `organization`, or the name of the kind whose items hold this kind's items (and their lists). */
   readonly parent: 'organization' | KindName;
+  /**
+   * Other kinds whose items may hold this kind's items too (a subscription sits under a dashboard
+   * or an insight): its addresses then name the parent's kind (`tagsParent`).
+   */
+  readonly alsoUnder?: readonly KindName[];
   /**
    * Whether items may also be declared once at the top level for several parent items
    * (`projects:`, `overrides:`), as well as inside each parent's entry.

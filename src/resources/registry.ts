@@ -2,7 +2,7 @@
 // the top of a file, which are nested in which, which can be pruned. Adding a kind is one
 // module and one line here. The engine takes the list as a parameter (defaulting to KINDS),
 // so a test can run it over kinds of its own.
-import type { KindName, ResourceKind } from './kind.js';
+import { isChildOf, parentNames, type KindName, type ResourceKind } from './kind.js';
 import { project } from './project/kind.js';
 import { proxyRecord } from './proxy_record/kind.js';
 import { role } from './role/kind.js';
@@ -49,12 +49,17 @@ export function topKinds(kinds: Kinds = KINDS): ResourceKind[] {
 
 /** Kinds whose items are nested in items of `parent`. */
 export function childKinds(parent: ResourceKind, kinds: Kinds = KINDS): ResourceKind[] {
-  return kinds.filter((k) => k.parent === parent.name);
+  return kinds.filter((k) => isChildOf(k, parent.name));
 }
 
 /** The kind whose items hold items of `child`, or undefined for a top-level kind. */
 export function parentKind(child: ResourceKind, kinds: Kinds = KINDS): ResourceKind | undefined {
   return child.parent === 'organization' ? undefined : kindByName(child.parent, kinds);
+}
+
+/** Every kind whose items may hold items of `child` (a subscription: dashboards and insights). */
+export function parentKinds(child: ResourceKind, kinds: Kinds = KINDS): ResourceKind[] {
+  return parentNames(child).map((name) => kindByName(name, kinds));
 }
 
 /** Keys under `prune:`, one per prunable kind. */
@@ -70,7 +75,8 @@ export function pruneKeys(kinds: Kinds = KINDS): string[] {
  */
 export function kindKey(kind: ResourceKind, kinds: Kinds = KINDS): string {
   const parent = parentKind(kind, kinds);
-  return parent && !parent.projectKind ? kindKey(parent, kinds) : kind.configKey;
+  // A kind held by items of several kinds (subscriptions) is no one parent's: it has its own row.
+  return parent && !parent.projectKind && !kind.alsoUnder ? kindKey(parent, kinds) : kind.configKey;
 }
 
 /** The keys `--kind` takes, each once, in the kinds' order. */
@@ -80,5 +86,7 @@ export function kindKeys(kinds: Kinds = KINDS): string[] {
 
 /** The kinds the `--kind` keys name. */
 export function kindsOfKeys(keys: readonly string[], kinds: Kinds = KINDS): ResourceKind[] {
-  return kinds.filter((k) => keys.includes(kindKey(k, kinds)));
+  // A kind with its own row under several parents comes with each of them too (`--kind insights`: their subscriptions).
+  const named = (k: ResourceKind): boolean => keys.includes(kindKey(k, kinds)) || (k.alsoUnder !== undefined && parentKinds(k, kinds).some(named));
+  return kinds.filter(named);
 }

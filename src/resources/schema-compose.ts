@@ -23,6 +23,8 @@ export interface SchemaFragment {
     shared?: string;
     override?: string;
   };
+  /** Kinds with `alsoUnder`: the list's description and item keywords inside each other parent. */
+  listUnder?: Record<string, { description?: string; items?: Node }>;
   /** The description of its `prune:` switch (prunable kinds). */
   prune?: string;
   /** Kinds with `defaults:`: the description of the block, and of the narrowed definition. */
@@ -36,6 +38,7 @@ export interface ComposedKind {
   configKey: string;
   identityField: string;
   parent: 'organization' | KindName;
+  alsoUnder?: readonly KindName[];
   prunable: boolean;
   /** Declared once at the top level for several parent items (`projects:`, `overrides:`). */
   shared?: boolean;
@@ -72,17 +75,22 @@ export function composeSchema(base: Node, kinds: readonly ComposedKind[], fragme
     if (kind.parent === 'organization') {
       properties[kind.configKey] = list.schema ? clone(list.schema) : { type: 'array', items, description: list.description };
     } else {
-      const parent = byName.get(kind.parent);
-      const parentDef = parent ? defs[parent.name] : undefined;
-      if (!parent || !parentDef) throw new Error(`${kind.name}: its parent ${kind.parent} must come first in the registry`);
-      const nested: Node = list.schema ? { ...clone(list.schema), 'x-kind': kind.name } : { type: 'array', items: { ...items, required: [kind.identityField] }, description: list.description };
-      if (kind.shared) {
-        (nested.items as Node).propertyNames = {
-          not: { enum: ['projects', 'overrides'] },
-          'x-reason': `\`projects\` and \`overrides\` belong to organization-level ${plural(kind)} (the top-level ${kind.configKey} list)`,
-        };
+      for (const parentName of [kind.parent, ...(kind.alsoUnder ?? [])]) {
+        const parent = byName.get(parentName);
+        const parentDef = parent ? defs[parent.name] : undefined;
+        if (!parent || !parentDef) throw new Error(`${kind.name}: its parent ${parentName} must come first in the registry`);
+        // Under another parent, the list may say otherwise and narrow its items (an insight's subscriptions name no insights).
+        const under = parentName === kind.parent ? undefined : fragment.listUnder?.[parentName];
+        const nestedItems = { ...items, ...(under?.items ? clone(under.items) : {}), required: [kind.identityField] };
+        const nested: Node = list.schema ? { ...clone(list.schema), 'x-kind': kind.name } : { type: 'array', items: nestedItems, description: under?.description ?? list.description };
+        if (kind.shared) {
+          (nested.items as Node).propertyNames = {
+            not: { enum: ['projects', 'overrides'] },
+            'x-reason': `\`projects\` and \`overrides\` belong to organization-level ${plural(kind)} (the top-level ${kind.configKey} list)`,
+          };
+        }
+        parentDef.properties = { ...props(parentDef), [kind.configKey]: nested };
       }
-      parentDef.properties = { ...props(parentDef), [kind.configKey]: nested };
     }
 
     if (kind.shared && kind.parent !== 'organization') {

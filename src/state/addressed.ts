@@ -12,11 +12,11 @@ import { mapLimit } from '../util/map-limit.js';
 import { getRecord, listRecords } from './live-state.js';
 import { heldScope } from './workspace.js';
 import { withReferred } from './referred.js';
-import { identityOf, parentKeyOf } from '../resources/kind.js';
+import { identityOf, isChildOf, parentKeyOf } from '../resources/kind.js';
 
 export async function readAddressed(api: ApiPort, organization: string, targets: TargetSet, parallelism: number, kinds: Kinds = KINDS): Promise<LiveState> {
   const orgScope: Scope = { organization, project: null };
-  const childrenOf = (kind: ResourceKind) => kinds.filter((c) => c.parent === kind.name);
+  const childrenOf = (kind: ResourceKind) => kinds.filter((c) => isChildOf(c, kind.name));
   const named = (kind: ResourceKind) => targets.couldMatchUnder(`${kind.name}:${organization}/`);
   // A top-level kind is read when an address could name one of its items, or an item below one.
   // Or an item held by one of its items' items (an insight's alerts in a project).

@@ -4,7 +4,7 @@
 import { HogsyncError } from '../errors.js';
 import type { ApiPort } from '../http/port.js';
 import { liveStateOf, type LiveCollection, type LiveState } from '../plan/live.js';
-import { identityOf, labelOf, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
+import { identityOf, isChildOf, labelOf, parentNames, type LiveRecord, type ResourceKind, type Scope } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
 import { mapLimit } from '../util/map-limit.js';
 import { getRecord, KindUnavailable, listRecords } from './live-state.js';
@@ -23,9 +23,13 @@ export async function readWorkspace(api: ApiPort, organization: string, named: n
   const orgScope: Scope = { organization, project: null };
   // The kinds asked for, and the parents that hold them (read to know where their children live).
   const wanted = new Set(selected.map((k) => k.name));
-  for (const kind of selected) {
-    for (let p = kinds.find((k) => k.name === kind.parent); p; p = kinds.find((k) => k.name === p?.parent)) wanted.add(p.name);
-  }
+  const addParents = (kind: ResourceKind): void => {
+    for (const name of parentNames(kind)) {
+      const parent = kinds.find((k) => k.name === name);
+      if (parent) { wanted.add(name); addParents(parent); }
+    }
+  };
+  for (const kind of selected) addParents(kind);
   const top = kinds.filter((k) => k.parent === 'organization' && wanted.has(k.name));
   const filtered = named.length > 0 ? top.find((k) => k.projectKind) : undefined;
 
@@ -73,8 +77,8 @@ export async function readWorkspace(api: ApiPort, organization: string, named: n
   });
 
   // 3b. Items held by items of a project's kinds (an insight's alerts, a dashboard's subscriptions).
-  const grandchildren = kinds.filter((k) => wanted.has(k.name) && children.some((c) => c.kind.name === k.parent)).flatMap((kind) =>
-    children.flatMap(({ kind: parent, scope }, i): Array<{ kind: ResourceKind; scope: Scope }> => (parent.name !== kind.parent ? []
+  const grandchildren = kinds.filter((k) => wanted.has(k.name) && children.some((c) => isChildOf(k, c.kind.name))).flatMap((kind) =>
+    children.flatMap(({ kind: parent, scope }, i): Array<{ kind: ResourceKind; scope: Scope }> => (!isChildOf(kind, parent.name) ? []
       : (childRecords[i] ?? []).filter((r) => !parent.isGone(r)).map((r) => ({ kind, scope: heldScope(scope, parent, kind, r) })))));
   const grandRecords = await mapLimit(grandchildren, parallelism, ({ kind, scope }) => listRecords(api, kind, scope, true));
 

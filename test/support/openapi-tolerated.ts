@@ -10,7 +10,7 @@
 export const TOLERATED: Array<{ where: RegExp; problem: RegExp; reason: string }> = [
   {
     where: /^GET \/api\/projects\/\d+\/subscriptions\/$/,
-    problem: /^unknown query parameter dashboard$/,
+    problem: /^unknown query parameter (dashboard|insight)$/,
     reason: 'SubscriptionViewSet filters its list by `dashboard` (and `insight`, `deleted`) read from request.GET in safely_get_queryset (posthog/api/subscription.py), undocumented in the generated document',
   },
   {

@@ -1,10 +1,11 @@
-// Subscriptions of a dashboard: identity = title within the dashboard; deleted with PATCH
+// Subscriptions of a dashboard or an insight: identity = title within it; deleted with PATCH
 // {"deleted": true}. What the real API does to subscriptions that hogsync must meet
 // (posthog/api/subscription.py, posthog/models/subscription.py, ee/tasks/subscriptions/):
 //   - `target_value` is one comma-separated string of emails: the file writes a list, compared
 //     as a set; `start_date` and `until_date` are read back in another ISO form: compared as instants;
 //   - `dashboard_export_insights` (1–6 insights of the dashboard, by id) is written `insights:` by name;
-//   - the subject (`dashboard`) is fixed at create: a subscription that moves is deleted and created;
+//   - the subject (`dashboard` or `insight`, the item it sits under) is fixed at create: a subscription
+//     that moves is deleted and created (its address names the subject's kind: a new address);
 //   - creating an enabled subscription, and a PATCH of its recipients, target, subject or exported
 //     insights, or re-enabling it, sends a delivery at once: the plan says so beside the change
 //     (`sends_delivery`), and an added recipient (one who unsubscribed) is invited again;
@@ -17,6 +18,8 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const base = (s: Scope) => `/api/projects/${encodeURIComponent(String(s.project))}/subscriptions/`;
 const fields = lazy(() => fieldsFromSchema('subscription', ['title']));
+/** The subject the subscription sits under, as the API's field names it: `dashboard` or `insight`. */
+const subjectOf = (s: Scope): 'dashboard' | 'insight' => (s.parent?.kind === 'insight' ? 'insight' : 'dashboard');
 
 /** Changes of these fields make the API deliver at once (SubscriptionSerializer.update → deliver_subscription_report). */
 const DELIVERING = ['target_value', 'target_type', 'insights'];
@@ -94,9 +97,10 @@ export const subscription: ResourceKind = {
   prunable: false,
   identityField: 'title',
   parent: 'dashboard',
+  alsoUnder: ['insight'],
   tagsParent: true,
   read: 'list',
-  // Written with their dashboard: only when --kind names dashboards.
+  // Written with their dashboard or insight: only when --kind names them.
   exportedByDefault: false,
   canCreate: true,
   get fields() { return fields(); },
@@ -118,11 +122,11 @@ export const subscription: ResourceKind = {
   deleteStatuses: [200],
   displayKey: (raw) => String(raw),
   matchKey: (key) => key,
-  collectionPath: (s) => `${base(s)}?dashboard=${encodeURIComponent(String(s.parent?.id ?? ''))}`,
+  collectionPath: (s) => `${base(s)}?${subjectOf(s)}=${encodeURIComponent(String(s.parent?.id ?? ''))}`,
   itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
   liveId: (r) => r.id as number,
   isGone: (r) => r.deleted === true,
-  createCall: (s, title, values) => ({ method: 'POST', path: base(s), body: { ...body(values), title, dashboard: s.parent?.id } }),
+  createCall: (s, title, values) => ({ method: 'POST', path: base(s), body: { ...body(values), title, [subjectOf(s)]: s.parent?.id } }),
   updateCall: (s, id, values) => ({ method: 'PATCH', path: subscription.itemPath(s, id), body: body(values) }),
   deleteCall: (s, id) => ({ method: 'PATCH', path: subscription.itemPath(s, id), body: { deleted: true } }),
   annotate,
