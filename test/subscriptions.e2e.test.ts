@@ -199,27 +199,21 @@ projects:
 
   it('a subscription under an insight: created with the insight as its subject, plans empty, exported under the insight; moved to the dashboard it is a delete and a create', async () => {
     const INSIGHT_SUB = `subscription:${ORG}/3001/insight/Daily active users/DAU daily`;
-    const declared = (where: string) => `organization: ${ORG}
+    const DASHBOARD_SUB = `subscription:${ORG}/3001/dashboard/Growth/DAU daily`;
+    const DAU = `            target_type: email
+            target_value: [ alice@example.com ]
+            frequency: daily
+            start_date: 2026-01-05T09:00:00Z
+`;
+    const underInsight = `organization: ${ORG}
 projects:
   - id: 3001
     insights:
       - name: Daily active users
         subscriptions:
           - title: DAU daily
-${where === 'insight' ? '' : '            ensure: absent\n'}            target_type: email
-            target_value: [ alice@example.com ]
-            frequency: daily
-            start_date: 2026-01-05T09:00:00Z
-${where === 'dashboard' ? `    dashboards:
-      - name: Growth
-        subscriptions:
-          - title: DAU daily
-            target_type: email
-            target_value: [ alice@example.com ]
-            frequency: daily
-            start_date: 2026-01-05T09:00:00Z
-` : ''}`;
-    const own = ws.write('insight-subscription.yaml', declared('insight'));
+${DAU}`;
+    const own = ws.write('insight-subscription.yaml', underInsight);
     const planned = JSON.parse((await clean(['plan', own, '--format', 'json'])).stdout) as PlanJson;
     expect(planned.changes.map((c) => [c.address, c.action, c.sends_delivery])).toEqual([[INSIGHT_SUB, 'create', true]]);
     await clean(['apply', own, '--auto-approve']);
@@ -237,15 +231,28 @@ ${where === 'dashboard' ? `    dashboards:
     const again = await ws.cli(['plan', ws.path('subscriptions.yaml'), '--detailed-exitcode']);
     expect(again.code, again.stdout + again.stderr).toBe(0);
 
-    // The API fixes the subject at create: moved to the dashboard (the old one declared absent where it was), a delete and a create.
-    const moved = ws.write('insight-subscription.yaml', declared('dashboard'));
+    // The API fixes the subject at create: moved in the file to the dashboard, it is created there and deleted where it was.
+    const moved = ws.write('insight-subscription.yaml', `organization: ${ORG}
+projects:
+  - id: 3001
+    insights:
+      - name: Daily active users
+    dashboards:
+      - name: Growth
+        subscriptions:
+          - title: DAU daily
+${DAU}`);
     const move = JSON.parse((await clean(['plan', moved, '--format', 'json'])).stdout) as PlanJson;
-    expect(move.changes.filter((c) => c.kind === 'subscription').map((c) => [c.address, c.action])).toEqual([
-      [`subscription:${ORG}/3001/dashboard/Growth/DAU daily`, 'create'], [INSIGHT_SUB, 'delete'],
-    ]);
+    expect(move.changes.filter((c) => c.kind === 'subscription').map((c) => [c.address, c.action])).toEqual([[DASHBOARD_SUB, 'create'], [INSIGHT_SUB, 'delete']]);
+    expect(move.changes.find((c) => c.action === 'delete')?.notes).toEqual([`moved to ${DASHBOARD_SUB}: the API fixes a subscription's dashboard or insight at create, so it is deleted here and created there`]);
     await clean(['apply', moved, '--auto-approve']);
-    expect((await subscriptionsOf(3001)).filter((r) => r.title === 'DAU daily').map((r) => [r.dashboard === null ? 'insight' : 'dashboard'])).toEqual([['dashboard']]);
+    expect((await subscriptionsOf(3001)).filter((r) => r.title === 'DAU daily').map((r) => (r.dashboard === null ? 'insight' : 'dashboard'))).toEqual(['dashboard']);
     expect((await ws.cli(['plan', moved, '--detailed-exitcode'])).code).toBe(0);
+    // Titles are not unique: one of the same title that already stands where the file declares it leaves the other alone.
+    await http.post('/api/projects/3001/subscriptions/', { insight, title: 'DAU daily', target_type: 'email', target_value: 'bob@example.com', frequency: 'daily', start_date: '2026-01-05T09:00:00Z' });
+    const other = await ws.cli(['plan', moved, '--detailed-exitcode']);
+    expect(other.code, other.stdout + other.stderr).toBe(0);
+    expect(other.stdout).toContain(`? ${INSIGHT_SUB}`);
   });
 
   it('refuses offline an insight\'s subscription that names insights to deliver (only a dashboard\'s may)', async () => {

@@ -16,7 +16,7 @@ import { itemAddressKey } from '../config/merge.js';
 import type { FilePosition } from '../errors.js';
 import { targetsOfPlan } from './targeting.js';
 import { Deferred, holdsDeferred, ReferenceIndex } from './references.js';
-import { itemsIn, lookupScopes, plannedScopes, pruned, wholeListAt } from './scopes.js';
+import { itemsIn, lookupScopes, plannedScopes, pruned, scopeOfItem, wholeListAt } from './scopes.js';
 import { findCycle } from '../util/find-cycle.js';
 import { keyedCreate, keyedUpdate } from './keyed-fields.js';
 import { ConfigErrors, sortProblems } from '../config/problems.js';
@@ -320,15 +320,17 @@ export class PlanBuilder {
         // A record a declared item replaces (a hog function whose type changed) goes, pruned or not;
         // so does one a whole list leaves out (a role's members).
         const replaced = kind.replacedBy?.(record, holdItems(items)) === true;
+        const movedTo = kind.parentFixed ? movedItem(kind, org, scope, key, live) : undefined;
         const whole = wholeListAt(kind, org, scope);
-        const owned = pruned(kind, org) || replaced || whole !== undefined;
+        const owned = pruned(kind, org) || replaced || movedTo !== undefined || whole !== undefined;
         if (owned && kind.canDelete !== false && held.length === 0 && kind.protects?.(record, companions) === undefined) {
           out.managed.push({ address, digest: itemDigest(kind, undefined, record) });
           const pruneAt = whole ?? org.pruneAt?.[kind.configKey];
           out.changes.push({
             change: {
               address, kind: kind.name, organization: org.id, project: scope.project, key: keyInScope(scope, key), action: 'delete', fields: [],
-              ...(pruneAt ? { declared_at: [formatAt(pruneAt)] } : {}),
+              ...(movedTo ? { declared_at: [formatAt(movedTo.position)], notes: [`moved to ${addressOf(kind.name, org.id, keyInScope(scopeOfItem(movedTo), movedTo.key))}: ${kind.parentFixed as string}, so it is deleted here and created there`] }
+                : pruneAt ? { declared_at: [formatAt(pruneAt)] } : {}),
             },
             execution: { kind, scope, identity: key, id: kind.liveId(record), values: {}, live: record },
             after: [],
@@ -517,6 +519,18 @@ function ranksOf(ordered: NonNullable<ResourceKind['orderedBy']>, items: readonl
 }
 
 /** The declared items as kinds see them: themselves, through the view's narrower type (a copy of each was an object for each of 20 000 flags, for every check). */
+/**
+ * The item a live one no file declares where it is has moved to (kind.parentFixed): declared
+ * present, of the same identity, under another parent item of the project, where it does not
+ * exist yet. Its project's collections are planned together (one unit), so that one was read.
+ */
+function movedItem(kind: ResourceKind, org: DesiredOrganization, scope: Scope, key: string, live: LiveState): DesiredItem | undefined {
+  const match = kind.matchKey(key);
+  return org.items.find((i) => i.kind === kind.name && i.ensure === 'present' && i.project === scope.project && i.parent !== undefined
+    && (i.parent.kind !== scope.parent?.kind || i.parent.key !== scope.parent.key) && kind.matchKey(i.key) === match
+    && !(live.find(kind, scopeOfItem(i)) ?? []).some((r) => !kind.isGone(r) && kind.matchKey(kind.displayKey(identityOf(kind, r))) === match));
+}
+
 function holdItems(items: readonly DesiredItem[]): HoldView['items'] {
   return items;
 }

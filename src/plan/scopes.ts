@@ -107,7 +107,9 @@ function scopesOf(kind: ResourceKind, org: DesiredOrganization, kinds: Kinds, in
   if (kind.parent === 'organization') return [{ organization: org.id, project: null }];
   const scopes = parentScopes(kind, org, kinds);
   const declared = index.byKind.get(kind.name)?.byScope;
-  return owned ? scopes : scopes.filter((s) => declared?.has(scopeId(s)) === true || wholeListAt(kind, org, s) !== undefined);
+  // An item that may have moved from another parent item is looked for under each one the project declares.
+  const projects = kind.parentFixed ? new Set(index.byKind.get(kind.name)?.items.map((i) => i.project)) : undefined;
+  return owned ? scopes : scopes.filter((s) => declared?.has(scopeId(s)) === true || wholeListAt(kind, org, s) !== undefined || projects?.has(s.project) === true);
 }
 
 /** Where the files declare the kind's whole list in this scope (a role's `members`), if they do. */

@@ -469,6 +469,19 @@ export interface ResourceKind {
    */
   replacedBy?(record: LiveRecord, items: ScopeView['items']): boolean;
   /**
+   * Optional, for kinds whose parent item is fixed at create (a subscription's dashboard or
+   * insight): why. A live item no file declares where it is, declared in the files under another
+   * parent item of the project where it does not exist yet, has moved: it is deleted where it
+   * was (and created where it goes), every parent item the project declares being read.
+   */
+  readonly parentFixed?: string;
+  /**
+   * Optional: the kind's items of every parent item in a project come in one list (the
+   * collection's path without a parent), each held by the parent this names; one list per
+   * project instead of one per parent item.
+   */
+  listedPerProject?(record: LiveRecord): { kind: KindName; id: string | number } | undefined;
+  /**
    * Inside its parent, the kind's items are written some other way than a list (a project's
    * `access`: a mapping of rules): the entries it stands for. Each entry holds the identity
    * field; `ensure: 'absent'` where the file removes one (a grant written as null).

@@ -61,7 +61,11 @@ export async function streamCollections(port: ApiPort, reads: readonly Collectio
     parentLists.set(list, [...(parentLists.get(list) ?? []), read]);
   }
   const all = [...direct, ...hidden];
-  const api = sharedReads(port, new Set([...reads, ...hidden].flatMap((read) => read.kind.companions?.(read.scope).map((c) => c.path) ?? [])));
+  const api = sharedReads(port, new Set([...reads, ...hidden].flatMap((read) => [
+    ...read.kind.companions?.(read.scope).map((c) => c.path) ?? [],
+    // A kind listed once per project for all its parent items: that one list, asked once.
+    ...(read.kind.listedPerProject ? [read.kind.collectionPath(projectScopeOf(read.scope))] : []),
+  ])));
   type Unit = { read: CollectionRead; id?: string | number; search?: string };
   const asked: Unit[] = all.flatMap((read) => [
     ...(read.list ? [{ read }] : []),
@@ -171,10 +175,26 @@ async function readChildren(api: ApiPort, parentKind: ResourceKind, parents: rea
       return onCollection(read, { kind: read.kind, scope: read.scope, records: [], ...(companions ? { meta: { companions } } : {}) });
     }
     const scope = withParentId(read.scope, parentKind.liveId(record));
-    const records = await listRecords(api, read.kind, scope, true, read.query);
+    const records = read.kind.listedPerProject ? await heldRecords(api, read.kind, scope, parentKind) : await listRecords(api, read.kind, scope, true, read.query);
     const meta = listMeta(records);
     return onCollection(read, { kind: read.kind, scope, records, ...(meta ? { meta } : {}) });
   });
+}
+
+/** A parent-less scope in the same project: where a kind listed once per project is listed. */
+function projectScopeOf(scope: Scope): Scope {
+  return { organization: scope.organization, project: scope.project };
+}
+
+/** The records a parent item holds, out of its project's one list of the kind (asked once, shared by the parent items). */
+async function heldRecords(api: ApiPort, kind: ResourceKind, scope: Scope, parentKind: ResourceKind): Promise<LiveRecord[]> {
+  const all = await listRecords(api, kind, projectScopeOf(scope), true);
+  const id = String(scope.parent?.id);
+  // What the list said besides its records (the companions an item is made with) stays with each part.
+  return withListMeta(all.filter((r) => {
+    const holder = kind.listedPerProject?.(r);
+    return holder !== undefined && holder.kind === parentKind.name && String(holder.id) === id;
+  }), listMeta(all));
 }
 
 /** Live records drive deletes and updates: a record without an id or identity is refused, not guessed at. */

@@ -118,8 +118,12 @@ export const alert: ResourceKind = {
   deleteStatuses: [204],
   displayKey: (raw) => String(raw),
   matchKey: (key) => key,
-  // The list filters by insight: one list per declared insight.
-  collectionPath: (s) => `${base(s)}?insight=${encodeURIComponent(String(s.parent?.id ?? ''))}`,
+  // The list filters by insight; a plan reads the project's one list (its limit counts them all), split by insight.
+  collectionPath: (s) => (s.parent ? `${base(s)}?insight=${encodeURIComponent(String(s.parent.id ?? ''))}` : base(s)),
+  listedPerProject: (r) => {
+    const insight = isObj(r.insight) ? r.insight.id : r.insight;
+    return typeof insight === 'number' || typeof insight === 'string' ? { kind: 'insight', id: insight } : undefined;
+  },
   itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
   companions: (s) => [
     { name: 'members', path: `${organization(s)}members/` },

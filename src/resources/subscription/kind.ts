@@ -122,7 +122,11 @@ export const subscription: ResourceKind = {
   deleteStatuses: [200],
   displayKey: (raw) => String(raw),
   matchKey: (key) => key,
-  collectionPath: (s) => `${base(s)}?${subjectOf(s)}=${encodeURIComponent(String(s.parent?.id ?? ''))}`,
+  // Under one dashboard or insight; in a plan, the project's one list (every subject), split by subject.
+  collectionPath: (s) => (s.parent ? `${base(s)}?${subjectOf(s)}=${encodeURIComponent(String(s.parent.id ?? ''))}` : base(s)),
+  listedPerProject: (r) => (r.dashboard !== null && r.dashboard !== undefined ? { kind: 'dashboard', id: r.dashboard as number }
+    : r.insight !== null && r.insight !== undefined ? { kind: 'insight', id: r.insight as number } : undefined),
+  parentFixed: 'the API fixes a subscription\'s dashboard or insight at create',
   itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
   liveId: (r) => r.id as number,
   isGone: (r) => r.deleted === true,
