@@ -51,6 +51,20 @@ const clean = async (args: string[]) => {
   expect(r.code, r.stdout + r.stderr).toBe(0);
   return r;
 };
+/** The fields of a daily email subscription "DAU daily", and a file declaring one with `fields` under the Daily active users insight. */
+const DAU = `            target_type: email
+            target_value: [ alice@example.com ]
+            frequency: daily
+            start_date: 2026-01-05T09:00:00Z
+`;
+const underDailyUsers = (fields: string) => `organization: ${ORG}
+projects:
+  - id: 3001
+    insights:
+      - name: Daily active users
+        subscriptions:
+          - title: DAU daily
+${fields}`;
 const deliveries = async () => (await (await fetch(`${sandbox.baseUrl}/_sandbox/deliveries/`, { method: 'POST' })).json()) as Record<string, number>;
 const subscriptionsOf = async (p: number) => ((await http.get(`/api/projects/${p}/subscriptions/`)).body as { results: Rec[] }).results;
 
@@ -200,20 +214,7 @@ projects:
   it('a subscription under an insight: created with the insight as its subject, plans empty, exported under the insight; moved to the dashboard it is a delete and a create', async () => {
     const INSIGHT_SUB = `subscription:${ORG}/3001/insight/Daily active users/DAU daily`;
     const DASHBOARD_SUB = `subscription:${ORG}/3001/dashboard/Growth/DAU daily`;
-    const DAU = `            target_type: email
-            target_value: [ alice@example.com ]
-            frequency: daily
-            start_date: 2026-01-05T09:00:00Z
-`;
-    const underInsight = `organization: ${ORG}
-projects:
-  - id: 3001
-    insights:
-      - name: Daily active users
-        subscriptions:
-          - title: DAU daily
-${DAU}`;
-    const own = ws.write('insight-subscription.yaml', underInsight);
+    const own = ws.write('insight-subscription.yaml', underDailyUsers(DAU));
     const planned = JSON.parse((await clean(['plan', own, '--format', 'json'])).stdout) as PlanJson;
     expect(planned.changes.map((c) => [c.address, c.action, c.sends_delivery])).toEqual([[INSIGHT_SUB, 'create', true]]);
     await clean(['apply', own, '--auto-approve']);
@@ -256,15 +257,7 @@ ${DAU}`);
   });
 
   it('refuses offline an insight\'s subscription that names insights to deliver (only a dashboard\'s may)', async () => {
-    const bad = ws.write('bad-insight-subscription.yaml', `organization: ${ORG}
-projects:
-  - id: 3001
-    insights:
-      - name: Daily active users
-        subscriptions:
-          - title: DAU daily
-            insights: [ Daily active users ]
-`);
+    const bad = ws.write('bad-insight-subscription.yaml', underDailyUsers('            insights: [ Daily active users ]\n'));
     const r = await ws.cli(['validate', bad]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/bad-insight-subscription\.yaml:8:13: field "insights" is not allowed in subscription: `insights` names the insights a dashboard's subscription delivers; an insight's subscription delivers that insight/);
