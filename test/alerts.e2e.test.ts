@@ -230,7 +230,7 @@ projects:
     expect(r.stderr).toMatch(/alerts: the API refuses alerts to this personal API key \(403\): older PostHog versions served alerts to no personal API key/);
   });
 
-  it('refuses to delete an insight that declares alerts, and names the alerts the API deletes with it', async () => {
+  it('refuses to delete an insight that declares alerts, and names the alerts the API deletes with it, previews or not', async () => {
     const absent = ws.write('absent.yaml', file(ALERT, 'Signups\n        ensure: absent'));
     const refused = await ws.cli(['validate', absent]);
     expect(refused.code).not.toBe(0);
@@ -239,7 +239,8 @@ projects:
     const gone = ws.write('gone.yaml', `organization: ${ORG}\nprojects:\n  - id: 12345\n    insights:\n      - name: Signups\n        ensure: absent\n`);
     const json = JSON.parse((await ws.cli(['plan', gone, '--format', 'json'])).stdout) as { changes: Rec[] };
     expect(json.changes).toEqual([expect.objectContaining({ action: 'delete', also_deletes: [`alert:${ORG}/12345/Signups/Dropped`] })]);
-    const text = await ws.cli(['plan', gone]);
+    // Said with --no-preview too: the previews that only inform are skipped, not what the API does without a word.
+    const text = await ws.cli(['plan', gone, '--no-preview']);
     expect(text.stdout).toContain(`the API also deletes alert alert:${ORG}/12345/Signups/Dropped with this change`);
     const md = await ws.cli(['plan', gone, '--format', 'markdown']);
     expect(md.stdout).toContain('the API also deletes alert');

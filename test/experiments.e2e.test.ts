@@ -149,9 +149,10 @@ describe('experiments as code', () => {
     expect(await refused(file({ status: 'paused', extra: '        archived: true\n' }))).toContain('archived only once stopped');
   });
 
-  it('names the experiments whose flags a holdout change rewrites, and rewrites them', async () => {
+  it('names the experiments whose flags a holdout change rewrites (previews or not), and rewrites them', async () => {
     const path = ws.write('hogsync.yaml', file({ status: 'paused', holdout: 10 }));
-    const planned = await ws.cli(['plan', path]);
+    // Named with --no-preview too: the API rewrites the flags without a word.
+    const planned = await ws.cli(['plan', path, '--no-preview']);
     expect(planned.code, planned.stderr).toBe(0);
     expect(planned.stdout + planned.stderr).toContain('rewrites the holdout groups in the flags of experiment "Checkout redesign"');
     await step(file({ status: 'paused', holdout: 10 }));

@@ -127,7 +127,7 @@ Every error of every file is printed as file:line:col: message. Exit 0 valid, 1 
     .option('--target <address>', 'limit to items matching KIND:ORG/KEY (repeatable; * matches anything), e.g. feature_flag:*/111/*', collect)
     .option('--changed-since <git-ref>', 'limit to items whose declarations differ from the files at this git revision')
     .option('--resend-secrets', 'send every declared write-only secret again (a hog function\'s secret inputs), for a rotation; otherwise stored secrets are kept')
-    .option('--no-preview', 'skip the previews (a flag\'s blast radius: one request per condition set of each new or changed flag)')
+    .option('--no-preview', 'skip the previews (a flag\'s blast radius: one request per condition set of each new or changed flag); what the API deletes or rewrites without a word beside a change (an insight\'s alerts) is still named')
     .option('--max-previews <n>', `preview at most this many changes; the others are named in one note (default ${DEFAULT_MAX_PREVIEWS})`)
     .addHelpText('after', `
 Examples:

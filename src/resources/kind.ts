@@ -600,6 +600,12 @@ export interface ResourceKind {
   /** The changes the kind's preview runs for (default creates and updates; an insight's: updates and deletes, what the API deletes with it). */
   readonly previewActions?: ReadonlyArray<'create' | 'update' | 'delete'>;
   /**
+   * The preview names what the API does without a word beside the change (the alerts it deletes
+   * with an insight, the flags a holdout rewrites): it runs for each such change whatever
+   * `--no-preview` and `--max-previews` say, which bound the previews that only inform.
+   */
+  readonly previewAlways?: true;
+  /**
    * Optional: what a planned change does that the change itself says (a subscription's create
    * sends a delivery), without asking the API: shown beside every change, previews or not.
    */

@@ -25,7 +25,7 @@ import { readChangeFeed } from './since.js';
 import { feedAttributions, sinceReadPatterns, sinceTargets, type ChangeFeed, type SinceTarget } from '../plan/since.js';
 import { KINDS } from '../resources/registry.js';
 import { checkedTargets, countEveryLiveItem, resolveTargets, type TargetRequest } from './targeted.js';
-import { ownAnnotations, runPreviews } from './previews.js';
+import { runPreviews } from './previews.js';
 import { previewing, reading, withClient, type ApiSettings, type Observer } from './session.js';
 import { needsResolving, organizationResolver, resolveAddressOrganizations, resolveOrganizations, resolveOrganizationsThen } from './organizations.js';
 import { resolveNamedItems } from './named-items.js';
@@ -134,12 +134,12 @@ async function readAndPlan(client: ApiClient, desired: DesiredState, settings: A
   const unset = unsetSecrets(result);
   if (unset.errors.length > 0) throw new ConfigErrors(unset.errors);
   const warnings = [...unset.notes, ...(result.checks ?? []), ...(request.safetyWarnings ? safetyWarnings(result, request.kinds) : [])];
-  const previews = request.previews
-    ? await previewing(client, observer, (onProgress) => runPreviews(result, client, settings.parallelism, { ...(request.maxPreviews === undefined ? {} : { max: request.maxPreviews }), onProgress }))
-    : undefined;
+  // Without previews, still those that name what the API does without a word (an insight's alerts deleted with it).
+  const previews = await previewing(client, observer, (onProgress) => runPreviews(result, client, settings.parallelism,
+    { ...(request.maxPreviews === undefined ? {} : { max: request.maxPreviews }), ...(request.previews ? {} : { alwaysOnly: true }), onProgress }));
   // What the files declare that will not do what it seems to, at its line (as validate says it).
   const declared = (desired.warnings ?? []).map((w) => `${formatPosition(w.position)}: ${w.message}`);
-  const annotated = annotate(result.plan, { changes: previews?.changes ?? ownAnnotations(result), warnings: [...(fallback ? [fallback] : []), ...declared, ...(result.notices ?? []), ...warnings, ...(previews?.warnings ?? [])] });
+  const annotated = annotate(result.plan, { changes: previews.changes, warnings: [...(fallback ? [fallback] : []), ...declared, ...(result.notices ?? []), ...warnings, ...previews.warnings] });
   const plan = !request.attribution ? annotated
     : feed ? withAttributions(annotated, feedAttributions(annotated.changes, result.executions, feed, kinds))
     // After a fallback the warning has said the logs cannot be read: attribution does not say it twice.

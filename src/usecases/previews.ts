@@ -12,8 +12,10 @@ import { holdsDeferred } from '../plan/references.js';
 import { DEFAULT_MAX_PREVIEWS } from '../plan/limits.js';
 
 export interface PreviewOptions {
-  /** Changes previewed at most (default DEFAULT_MAX_PREVIEWS); the others are left without a preview, said once. */
+  /** Changes previewed at most (default DEFAULT_MAX_PREVIEWS); the others are left without a preview, said once. Previews kinds run always (kind.previewAlways) are not counted. */
   max?: number;
+  /** `--no-preview`: only the previews kinds run always (what the API does without a word). */
+  alwaysOnly?: boolean;
   /** Told after each preview: how many are done of how many, and the previews' name ("blast radius"). */
   onProgress?(done: number, total: number, name: string): void;
 }
@@ -26,8 +28,10 @@ export async function runPreviews(result: PlanResult, port: ApiPort, parallelism
     // Only changes of a field the preview looks at ask the API anything (a delete is whole).
     return c.action === 'delete' || kind.previewFields === undefined || c.fields.some((f) => kind.previewFields?.includes(f.path.split('.')[0] as string));
   });
+  const always = targets.filter((c) => result.executions.get(c.address)?.kind.previewAlways === true);
+  const informing = options.alwaysOnly ? [] : targets.filter((c) => result.executions.get(c.address)?.kind.previewAlways !== true);
   const max = options.max ?? DEFAULT_MAX_PREVIEWS;
-  const previewed = targets.slice(0, max);
+  const previewed = [...always, ...informing.slice(0, max)];
   const name = [...new Set(previewed.map((c) => result.executions.get(c.address)?.kind.previewName ?? 'preview'))].join(', ');
   let done = 0;
   const found = await mapLimit(previewed, parallelism, async (change) => {
@@ -54,11 +58,11 @@ export async function runPreviews(result: PlanResult, port: ApiPort, parallelism
     if (preview?.annotations) changes.set(change.address, preview.annotations);
     if (preview?.warning) warnings.push(preview.warning);
   });
-  if (targets.length > previewed.length) {
-    const left = targets.length - previewed.length;
-    const what = [...new Set(targets.map((c) => result.executions.get(c.address)?.kind.previewName ?? 'preview'))].join(', ');
-    warnings.push(`${what}: previewed ${previewed.length} of ${targets.length} changes (each costs a request under the rate limit); `
-      + `${left} ${left === 1 ? 'is' : 'are'} not previewed: pass --max-previews ${targets.length} to preview them all, or --no-preview to skip previews`);
+  if (informing.length > max) {
+    const left = informing.length - max;
+    const what = [...new Set(informing.map((c) => result.executions.get(c.address)?.kind.previewName ?? 'preview'))].join(', ');
+    warnings.push(`${what}: previewed ${max} of ${informing.length} changes (each costs a request under the rate limit); `
+      + `${left} ${left === 1 ? 'is' : 'are'} not previewed: pass --max-previews ${informing.length} to preview them all, or --no-preview to skip previews`);
   }
   ownAnnotations(result, changes);
   return { changes, warnings };
@@ -68,7 +72,7 @@ export async function runPreviews(result: PlanResult, port: ApiPort, parallelism
  * What each change says of itself (a delivery it sends), previewed or not: added to `changes`.
  * Asks nothing of the API, so it runs with `--no-preview` too.
  */
-export function ownAnnotations(result: PlanResult, changes: Map<string, ChangeAnnotations> = new Map()): Map<string, ChangeAnnotations> {
+function ownAnnotations(result: PlanResult, changes: Map<string, ChangeAnnotations> = new Map()): Map<string, ChangeAnnotations> {
   for (const change of result.plan.changes) {
     const execution = result.executions.get(change.address);
     if (!execution?.kind.annotate) continue;

@@ -77,6 +77,9 @@ export const experimentHoldout: ResourceKind = {
   unavailable: 'experiment holdouts are not available here: the API answers experiments, holdouts and saved metrics only where the organization has its enterprise features',
   activity: { scopes: ['Experiment'], log: 'parent', type: 'holdout' },
   /** A change of a used holdout's groups rewrites its experiments' flags: say which, before anything is sent. */
+  previewFields: ['filters'],
+  previewAlways: true,
+  previewName: 'flags rewritten with it',
   async preview(input, port) {
     if (input.action !== 'update' || !input.changed.some((p) => p === 'filters' || p.startsWith('filters.') || p.startsWith('filters['))) return undefined;
     let names: string[];

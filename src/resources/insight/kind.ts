@@ -92,4 +92,7 @@ export const insight: ResourceKind = {
   // The API deletes an insight's alerts with it, or with a query that cannot carry them: said beside the change.
   preview: alertsDeletedWith,
   previewActions: ['update', 'delete'],
+  previewFields: ['query'],
+  previewAlways: true,
+  previewName: 'alerts deleted with it',
 };
