@@ -10,6 +10,7 @@
 import type { ResourceKind, Scope } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
 import { normalizeTags } from '../tags.js';
+import { restCollection } from '../rest-collection.js';
 
 const base = (s: Scope) => `/api/projects/${encodeURIComponent(String(s.project))}/actions/`;
 const fields = lazy(() => fieldsFromSchema('action', ['name']));
@@ -61,17 +62,7 @@ export const action: ResourceKind = {
   serverAddedKeys: { steps: ['tag_name', 'text', 'text_matching', 'href', 'href_matching', 'selector', 'url', 'event', 'properties'].map((k) => `[].${k}`) },
   computedKeys: { steps: ['[].selector_regex'] },
   normalizers: { steps: normalizeSteps, tags: normalizeTags },
-  createStatuses: [201],
-  deleteStatuses: [200],
-  displayKey: (raw) => String(raw),
-  matchKey: (key) => key,
-  collectionPath: base,
-  itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
-  liveId: (r) => r.id as number,
-  isGone: (r) => r.deleted === true,
-  createCall: (s, name, values) => ({ method: 'POST', path: base(s), body: { ...values, name } }),
-  updateCall: (s, id, values) => ({ method: 'PATCH', path: action.itemPath(s, id), body: values }),
-  deleteCall: (s, id) => ({ method: 'PATCH', path: action.itemPath(s, id), body: { deleted: true } }),
+  ...restCollection({ base, deletes: 'soft', identityField: 'name' }),
   activity: { scopes: ['Action'], log: 'parent' },
   explainFailure: (op, message) => (op === 'create' && /already has an action with this name/i.test(message)
     ? `${message} — an action the list does not show holds the name (one your key may not see); rename one of them (not retried)`

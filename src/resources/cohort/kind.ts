@@ -19,6 +19,7 @@ import { fieldsFromSchema, lazy } from '../schema.js';
 import { findCycle } from '../../util/find-cycle.js';
 import { featureFlag, heldFlags } from '../feature_flag/kind.js';
 import { flagTargetProblem, includedCohorts, normalizeCohortFilters, validateCohortEntry } from './rules.js';
+import { restCollection } from '../rest-collection.js';
 
 const base = (s: Scope) => `/api/projects/${encodeURIComponent(String(s.project))}/cohorts/`;
 const fields = lazy(() => fieldsFromSchema('cohort', ['name']));
@@ -47,17 +48,7 @@ export const cohort: ResourceKind = {
   // What the API answers for a cohort nobody gave these (a cohort without criteria answers an empty group).
   unsetValues: { description: '', is_static: false, filters: { properties: {} } },
   normalizers: { filters: normalizeCohortFilters },
-  createStatuses: [201],
-  deleteStatuses: [200],
-  displayKey: (raw) => String(raw),
-  matchKey: (key) => key,
-  collectionPath: base,
-  itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
-  liveId: (r) => r.id as number,
-  isGone: (r) => r.deleted === true,
-  createCall: (s, name, values) => ({ method: 'POST', path: base(s), body: { ...values, name } }),
-  updateCall: (s, id, values) => ({ method: 'PATCH', path: cohort.itemPath(s, id), body: values }),
-  deleteCall: (s, id) => ({ method: 'PATCH', path: cohort.itemPath(s, id), body: { deleted: true } }),
+  ...restCollection({ base, deletes: 'soft', identityField: 'name' }),
   activity: { scopes: ['Cohort'], log: 'parent' },
   heldByKinds: ['feature_flag'],
   heldBy: heldCohorts,

@@ -16,6 +16,7 @@ import { fieldsFromSchema, lazy } from '../schema.js';
 import { normalizeTags } from '../tags.js';
 import { describeTiles } from './grid.js';
 import { compareTiles, syncTiles, writtenTiles } from './tiles.js';
+import { restCollection } from '../rest-collection.js';
 
 const base = (s: Scope) => `/api/projects/${encodeURIComponent(String(s.project))}/dashboards/`;
 const insights = (s: Scope) => `/api/projects/${encodeURIComponent(String(s.project))}/insights/`;
@@ -106,17 +107,7 @@ export const dashboard: ResourceKind = {
   // What the API made on its own: a template's "Generated Dashboard: …" (a flag's usage dashboard), and unlisted ones.
   listed: (r) => typeof r.name === 'string' && r.name !== '' && r.creation_mode !== 'unlisted'
     && !(r.creation_mode === 'template' && r.name.startsWith('Generated Dashboard: ')),
-  createStatuses: [201],
-  deleteStatuses: [200],
-  displayKey: (raw) => String(raw),
-  matchKey: (key) => key,
-  collectionPath: base,
-  itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
-  liveId: (r) => r.id as number,
-  isGone: (r) => r.deleted === true,
-  createCall: (s, name, values) => ({ method: 'POST', path: base(s), body: { ...body(values), name } }),
-  updateCall: (s, id, values) => ({ method: 'PATCH', path: dashboard.itemPath(s, id), body: body(values) }),
-  deleteCall: (s, id) => ({ method: 'PATCH', path: dashboard.itemPath(s, id), body: { deleted: true } }),
+  ...restCollection({ base, deletes: 'soft', identityField: 'name', body }),
   afterWrite: async ({ scope, id, values, record }, port) => {
     if (!('tiles' in values)) return;
     await syncTiles(port, { dashboard: dashboard.itemPath(scope, id), insight: (i) => `${insights(scope)}${i}/` }, Number(id), values.tiles, record);

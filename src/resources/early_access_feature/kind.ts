@@ -20,6 +20,7 @@
 //     the organization's members and roles (companions); the API assigns a new feature to its creator.
 import type { Companions, LiveRecord, ResourceKind, Scope, ScopeCheck, ScopeView } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
+import { restCollection } from '../rest-collection.js';
 
 const base = (s: Scope) => `/api/projects/${encodeURIComponent(String(s.project))}/early_access_feature/`;
 const schemaFields = lazy(() => ({
@@ -157,18 +158,8 @@ export const earlyAccessFeature: ResourceKind = {
     const sent = assigneeAsSent(values.assignee, directory(companions));
     return { ...values, assignee: sent === undefined ? values.assignee : sent };
   },
-  createStatuses: [201],
-  deleteStatuses: [204],
-  displayKey: (raw) => String(raw),
-  matchKey: (key) => key,
-  collectionPath: base,
-  itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
-  liveId: (r) => r.id as string,
-  isGone: () => false,
+  ...restCollection({ base, deletes: 'hard', body: request }),
   deleteNote: () => 'deleting an early access feature keeps its flag (the API removes the enrollment keys from its filters) and forgets who opted in',
-  createCall: (s, _key, values) => ({ method: 'POST', path: base(s), body: request(values, undefined) }),
-  updateCall: (s, id, values, live) => ({ method: 'PATCH', path: earlyAccessFeature.itemPath(s, id), body: request(values, live) }),
-  deleteCall: (s, id) => ({ method: 'DELETE', path: earlyAccessFeature.itemPath(s, id) }),
   activity: { scopes: ['EarlyAccessFeature'], log: 'parent' },
   explainFailure: (op, message) => (op === 'create' && /already has a feature attached/i.test(message)
     ? `${message} — another early access feature uses the flag (one this key may not see, or one the files do not declare in this project): a flag backs one feature (not retried)`

@@ -10,6 +10,7 @@
 //   - its activity is logged under the `Experiment` scope.
 import type { ResourceKind, Scope } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
+import { restCollection } from '../rest-collection.js';
 
 const base = (s: Scope) => `/api/projects/${encodeURIComponent(String(s.project))}/experiment_holdouts/`;
 const experiments = (s: Scope) => `/api/projects/${encodeURIComponent(String(s.project))}/experiments/`;
@@ -63,17 +64,7 @@ export const experimentHoldout: ResourceKind = {
   unsetValues: { description: null },
   computedKeys: { filters: ['[].variant'] },
   normalizers: { filters: normalizeHoldoutFilters },
-  createStatuses: [201],
-  deleteStatuses: [204],
-  displayKey: (raw) => String(raw),
-  matchKey: (key) => key,
-  collectionPath: base,
-  itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
-  liveId: (r) => r.id as number,
-  isGone: () => false,
-  createCall: (s, name, values) => ({ method: 'POST', path: base(s), body: { ...values, name } }),
-  updateCall: (s, id, values) => ({ method: 'PATCH', path: experimentHoldout.itemPath(s, id), body: values }),
-  deleteCall: (s, id) => ({ method: 'DELETE', path: experimentHoldout.itemPath(s, id) }),
+  ...restCollection({ base, deletes: 'hard', identityField: 'name' }),
   unavailable: 'experiment holdouts are not available here: the API answers experiments, holdouts and saved metrics only where the organization has its enterprise features',
   activity: { scopes: ['Experiment'], log: 'parent', type: 'holdout' },
   /** A change of a used holdout's groups rewrites its experiments' flags: say which, before anything is sent. */

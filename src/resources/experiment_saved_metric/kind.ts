@@ -9,6 +9,7 @@
 import type { ResourceKind, Scope } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
 import { normalizeTags } from '../tags.js';
+import { restCollection } from '../rest-collection.js';
 
 const base = (s: Scope) => `/api/projects/${encodeURIComponent(String(s.project))}/experiment_saved_metrics/`;
 const fields = lazy(() => fieldsFromSchema('experiment_saved_metric', ['name']));
@@ -29,17 +30,7 @@ export const experimentSavedMetric: ResourceKind = {
   unsetValues: { description: null, tags: [] },
   computedKeys: { query: ['uuid', 'fingerprint'] },
   normalizers: { tags: normalizeTags },
-  createStatuses: [201],
-  deleteStatuses: [204],
-  displayKey: (raw) => String(raw),
-  matchKey: (key) => key,
-  collectionPath: base,
-  itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
-  liveId: (r) => r.id as number,
-  isGone: () => false,
-  createCall: (s, name, values) => ({ method: 'POST', path: base(s), body: { ...values, name } }),
-  updateCall: (s, id, values) => ({ method: 'PATCH', path: experimentSavedMetric.itemPath(s, id), body: values }),
-  deleteCall: (s, id) => ({ method: 'DELETE', path: experimentSavedMetric.itemPath(s, id) }),
+  ...restCollection({ base, deletes: 'hard', identityField: 'name' }),
   unavailable: 'experiment saved metrics are not available here: the API answers experiments, holdouts and saved metrics only where the organization has its enterprise features',
   activity: { scopes: ['Experiment'], log: 'parent', type: 'shared_metric' },
 };

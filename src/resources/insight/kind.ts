@@ -19,6 +19,7 @@ import { normalizeTags } from '../tags.js';
 import { normalizeQuery, plainSql, queryProblems, sqlQuery } from './query.js';
 import { alertProblems } from '../alert/rules.js';
 import { alertsDeletedWith } from '../alert/cascade.js';
+import { restCollection } from '../rest-collection.js';
 
 const base = (s: Scope) => `/api/projects/${encodeURIComponent(String(s.project))}/insights/`;
 const fields = lazy(() => fieldsFromSchema('insight', ['name']));
@@ -75,18 +76,10 @@ export const insight: ResourceKind = {
     const { query: _query, ...rest } = data;
     return { ...rest, sql };
   },
-  createStatuses: [201],
-  deleteStatuses: [200],
-  displayKey: (raw) => String(raw),
-  matchKey: (key) => key,
+  ...restCollection({ base, deletes: 'soft', identityField: 'name' }),
   // One list per project, without results: the insight endpoints' throttle is tight.
   collectionPath: (s) => `${base(s)}?basic=true`,
-  itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
-  liveId: (r) => r.id as number,
-  isGone: (r) => r.deleted === true,
   createCall: (s, name, values) => ({ method: 'POST', path: base(s), body: { ...values, name, saved: true } }),
-  updateCall: (s, id, values) => ({ method: 'PATCH', path: insight.itemPath(s, id), body: values }),
-  deleteCall: (s, id) => ({ method: 'PATCH', path: insight.itemPath(s, id), body: { deleted: true } }),
   activity: { scopes: ['Insight'], log: 'parent' },
   validateEntry: validateInsightEntry,
   // The API deletes an insight's alerts with it, or with a query that cannot carry them: said beside the change.

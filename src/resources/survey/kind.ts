@@ -27,6 +27,7 @@ import type { EntryProblem, HeldBy, LiveRecord, ResourceKind, Scope, ScopeCheck,
 import { fieldsFromSchema, lazy } from '../schema.js';
 import { normalizeFilters, validateFlagEntry } from '../feature_flag/rules.js';
 import { APPEARANCE_TEXTS, QUESTION_TEXTS, isHtml, sanitizeAppearance, sanitizeHtml, sanitizeQuestion } from './html.js';
+import { restCollection } from '../rest-collection.js';
 
 const base = (s: Scope) => `/api/projects/${encodeURIComponent(String(s.project))}/surveys/`;
 const fields = lazy(() => fieldsFromSchema('survey', ['name']));
@@ -273,21 +274,11 @@ export const survey: ResourceKind = {
   },
   validateEntry: validateSurveyEntry,
   check,
-  createStatuses: [201],
-  deleteStatuses: [204],
-  displayKey: (raw) => String(raw),
-  matchKey: (key) => key,
-  collectionPath: base,
-  itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
-  liveId: (r) => r.id as string,
-  isGone: () => false,
+  ...restCollection({ base, deletes: 'hard', identityField: 'name', body: request }),
   deleteNote: (record) => {
     const keys = internalFlags(record);
     return `deleting a survey also deletes its internal flags${keys.length > 0 ? ` (${keys.join(', ')})` : ''} and detaches its responses from it`;
   },
-  createCall: (s, name, values) => ({ method: 'POST', path: base(s), body: { ...request(values, undefined), name } }),
-  updateCall: (s, id, values, live) => ({ method: 'PATCH', path: survey.itemPath(s, id), body: request(values, live) }),
-  deleteCall: (s, id) => ({ method: 'DELETE', path: survey.itemPath(s, id) }),
   activity: { scopes: ['Survey'], log: 'parent' },
   // An early access feature's waitlist survey (its id in the feature's payload) is the API's: never pruned.
   heldByKinds: ['early_access_feature'],
