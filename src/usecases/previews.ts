@@ -5,7 +5,7 @@
 // as they run.
 import type { ApiPort } from '../http/port.js';
 import type { PlanAnnotations } from '../plan/annotate.js';
-import type { ChangeAnnotations, PlanResult } from '../plan/types.js';
+import { changeKey, type ChangeAnnotations, type PlanResult } from '../plan/types.js';
 import { mapLimit } from '../util/map-limit.js';
 import { holdsDeferred } from '../plan/references.js';
 
@@ -21,17 +21,17 @@ export interface PreviewOptions {
 export async function runPreviews(result: PlanResult, port: ApiPort, parallelism: number, options: PreviewOptions = {}): Promise<PlanAnnotations> {
   // Only changes of a field the preview looks at ask the API anything.
   const targets = result.plan.changes.filter((c) => {
-    const kind = result.executions.get(c.address)?.kind;
+    const kind = result.executions.get(changeKey(c))?.kind;
     if (!kind?.preview || !(kind.previewActions ?? ['create', 'update']).includes(c.action)) return false;
     // Only changes of a field the preview looks at ask the API anything (a delete is whole).
     return c.action === 'delete' || kind.previewFields === undefined || c.fields.some((f) => kind.previewFields?.includes(f.path.split('.')[0] as string));
   });
   const max = options.max ?? DEFAULT_MAX_PREVIEWS;
   const previewed = targets.slice(0, max);
-  const name = [...new Set(previewed.map((c) => result.executions.get(c.address)?.kind.previewName ?? 'preview'))].join(', ');
+  const name = [...new Set(previewed.map((c) => result.executions.get(changeKey(c))?.kind.previewName ?? 'preview'))].join(', ');
   let done = 0;
   const found = await mapLimit(previewed, parallelism, async (change) => {
-    const execution = result.executions.get(change.address);
+    const execution = result.executions.get(changeKey(change));
     try {
       if (!execution?.kind.preview) return undefined;
       if (change.action === 'delete') {
@@ -51,12 +51,12 @@ export async function runPreviews(result: PlanResult, port: ApiPort, parallelism
   const warnings: string[] = [];
   previewed.forEach((change, i) => {
     const preview = found[i];
-    if (preview?.annotations) changes.set(change.address, preview.annotations);
+    if (preview?.annotations) changes.set(changeKey(change), preview.annotations);
     if (preview?.warning) warnings.push(preview.warning);
   });
   if (targets.length > previewed.length) {
     const left = targets.length - previewed.length;
-    const what = [...new Set(targets.map((c) => result.executions.get(c.address)?.kind.previewName ?? 'preview'))].join(', ');
+    const what = [...new Set(targets.map((c) => result.executions.get(changeKey(c))?.kind.previewName ?? 'preview'))].join(', ');
     warnings.push(`${what}: previewed ${previewed.length} of ${targets.length} changes (each costs a request under the rate limit); `
       + `${left} ${left === 1 ? 'is' : 'are'} not previewed: pass --max-previews ${targets.length} to preview them all, or --no-preview to skip previews`);
   }
@@ -70,11 +70,11 @@ export async function runPreviews(result: PlanResult, port: ApiPort, parallelism
  */
 export function ownAnnotations(result: PlanResult, changes: Map<string, ChangeAnnotations> = new Map()): Map<string, ChangeAnnotations> {
   for (const change of result.plan.changes) {
-    const execution = result.executions.get(change.address);
+    const execution = result.executions.get(changeKey(change));
     if (!execution?.kind.annotate) continue;
     const { scope, identity, values, live } = execution;
     const own = execution.kind.annotate({ address: change.address, action: change.action, scope, identity, values, changed: change.fields.map((f) => f.path), ...(live ? { live } : {}) });
-    if (own) changes.set(change.address, { ...changes.get(change.address), ...own });
+    if (own) changes.set(changeKey(change), { ...changes.get(changeKey(change)), ...own });
   }
   return changes;
 }
