@@ -118,7 +118,10 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
   const byAddress = new Map(result.plan.changes.map((c) => [changeKey(c), c]));
   const orderable = result.plan.changes.map((c) => {
     const e = result.executions.get(changeKey(c));
-    return { address: changeKey(c), action: c.action, group: e ? `${e.kind.name}|${e.scope.organization}|${parentKeyOf(e.scope) ?? ''}` : c.address };
+    // A later step of a create (a launch after it) orders as the create it completes: creates wait
+    // for their group's updates, and this one waits for its create.
+    const action = e?.follows !== undefined && e.id === null ? 'create' : c.action;
+    return { address: changeKey(c), action, group: e ? `${e.kind.name}|${e.scope.organization}|${parentKeyOf(e.scope) ?? ''}` : c.address };
   });
   for (const wave of orderWaves(orderable, orderPairs(result))) {
     const changes = wave.map((address) => byAddress.get(address) as Change);
