@@ -146,8 +146,8 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
       // A later step of an item's change (an experiment ended, then archived) runs only once the step before was applied.
       if (execution.follows !== undefined) {
         const before = outcomes.get(execution.follows);
+        // Whether running apply again helps is the step before's to say.
         if (before?.status !== 'applied') {
-          again = true;
           return finish({ ...outcomeOf(change), status: 'skipped', error: `not started: step ${(change.step?.number ?? 2) - 1} of this change was not applied (${before?.status ?? 'not run'})` });
         }
         // The step before created the item: this one updates what it made.
