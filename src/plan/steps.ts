@@ -43,3 +43,13 @@ export function splitSteps(planned: Planned): Planned[] {
   }
   return out;
 }
+
+/** One change per item: the steps of an item's change as one (the first step's action, every step's fields), for what reports per item. */
+export function changesByItem<C extends { address: string; fields: readonly unknown[] }>(changes: readonly C[]): C[] {
+  const byAddress = new Map<string, C>();
+  for (const c of changes) {
+    const first = byAddress.get(c.address);
+    byAddress.set(c.address, first ? { ...first, fields: [...first.fields, ...c.fields] } : c);
+  }
+  return [...byAddress.values()];
+}

@@ -12,12 +12,7 @@ function xml(text: string): string {
 }
 
 export function renderJunit(plan: Plan): string {
-  // One case per item: the steps of a change split in several (an experiment ended, then archived) together.
-  const byAddress = new Map<string, Plan['changes'][number]>();
-  for (const c of plan.changes) {
-    const first = byAddress.get(c.address);
-    byAddress.set(c.address, first ? { ...first, fields: [...first.fields, ...c.fields] } : c);
-  }
+  const byAddress = new Map(plan.changes.map((c) => [c.address, c]));
   const cases: string[] = [];
   for (const item of plan.managed) {
     const kind = item.address.slice(0, item.address.indexOf(':'));
