@@ -3,8 +3,7 @@
 // keeps the item's address and says which it is (`step`); apply keys the later ones apart
 // (changeKey), runs each only once the step before was applied, and the next plan, made from
 // what the API then holds, has only the steps left.
-import type { Change, Execution, FieldChange } from './types.js';
-import { changeKey } from './types.js';
+import { changeKey, type Change, type Execution, type FieldChange } from './types.js';
 
 interface Planned { change: Change; execution: Execution; after: string[] }
 
