@@ -86,7 +86,9 @@ function gizmoServer(store: Store): Server {
     const record = item ? store.gizmos.get(Number(item[1])) : undefined;
     if (!record) return send(404, { detail: 'Not found.' });
     if (req.method === 'PATCH') {
-      store_(record, await body(req));
+      const values = await body(req);
+      if (values.colour === 'refused') return send(400, { type: 'validation_error', detail: 'Colour refused.' });
+      store_(record, values);
       return send(200, record);
     }
     if (req.method === 'DELETE') {
@@ -184,5 +186,73 @@ describe('a kind defined in a test', () => {
     ]));
     expect(again.plan.changes).toEqual([]);
     expect(again.plan.summary.unchanged).toBe(3);
+  });
+});
+
+describe('a kind that makes one change in ordered steps (laterSteps)', () => {
+  // Its pin is set by a call of its own, after the rest: a step of its own.
+  const stepped: ResourceKind = { ...gizmo, laterSteps: ({ values }) => ('pin' in values ? [['pin']] : []) };
+  const STEPPED = [stepped];
+  const store: Store = { next: 1, gizmos: new Map([[1, { id: 1, serial: 'AB-1', colour: 'red', weight: null, pin: '0000' }]]), requests: [] };
+  store.next = 2;
+  let server: Server;
+  let client: ApiClient;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    server = gizmoServer(store);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    client = createClient({ baseUrl, apiKey: KEY, parallelism: 4, requestsPerMinute: Infinity });
+  });
+  afterAll(async () => {
+    await client.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  const plan = async (state: DesiredState, kind: 'plan' | 'drift' = 'plan') => computePlan(state, await readLiveState(client, state, 2, STEPPED), { baseUrl, kinds: STEPPED, kind });
+  const writes = () => store.requests.filter((r) => !r.startsWith('GET'));
+
+  it('plans each step as a change of the item\'s address, in order, and applies each after the one before (a create\'s later steps update what it made)', async () => {
+    const state = desired([item('AB-1', { colour: 'yellow', pin: '1111' }), item('AB-5', { colour: 'blue', pin: '2222' }), item('AB-6', { colour: 'pink', pin: '4444' })]);
+    const result = await plan(state);
+    expect(result.plan.changes.map((c) => [c.action, c.address, c.step, c.fields.map((f) => f.path)])).toEqual([
+      ['update', `gizmo:${ORG}/AB-1`, { number: 1, of: 2 }, ['colour']],
+      ['update', `gizmo:${ORG}/AB-1`, { number: 2, of: 2 }, ['pin']],
+      ['create', `gizmo:${ORG}/AB-5`, { number: 1, of: 2 }, ['colour']],
+      ['update', `gizmo:${ORG}/AB-5`, { number: 2, of: 2 }, ['pin']],
+      ['create', `gizmo:${ORG}/AB-6`, { number: 1, of: 2 }, ['colour']],
+      ['update', `gizmo:${ORG}/AB-6`, { number: 2, of: 2 }, ['pin']],
+    ]);
+    expect(result.plan.summary).toMatchObject({ create: 2, update: 4 });
+    // A drift report says what differs, not the steps: one change per item.
+    expect((await plan(state, 'drift')).plan.changes.map((c) => c.step)).toEqual([undefined, undefined, undefined]);
+
+    store.requests.length = 0;
+    const report = await executePlan(result, client, { parallelism: 4 });
+    expect(report.outcomes.map((o) => [o.address, o.step?.number, o.status])).toEqual([
+      [`gizmo:${ORG}/AB-1`, 1, 'applied'], [`gizmo:${ORG}/AB-1`, 2, 'applied'], [`gizmo:${ORG}/AB-5`, 1, 'applied'], [`gizmo:${ORG}/AB-5`, 2, 'applied'],
+      [`gizmo:${ORG}/AB-6`, 1, 'applied'], [`gizmo:${ORG}/AB-6`, 2, 'applied'],
+    ]);
+    expect(report.summary).toEqual({ applied: 6, failed: 0, skipped: 0 });
+    const w = writes();
+    expect(w.indexOf(`PATCH /api/organizations/${ORG}/gizmos/1/`)).toBeLessThan(w.lastIndexOf(`PATCH /api/organizations/${ORG}/gizmos/1/`));
+    expect(w.indexOf(`POST /api/organizations/${ORG}/gizmos/`)).toBeLessThan(w.indexOf(`PATCH /api/organizations/${ORG}/gizmos/2/`));
+    expect([...store.gizmos.values()].map((g) => [g.serial, g.pin])).toEqual([['AB-1', '1111'], ['AB-5', '2222'], ['AB-6', '4444']]);
+    expect((await plan(state)).plan.changes).toEqual([]);
+  });
+
+  it('skips a step whose step before failed, saying so; the next plan has both again', async () => {
+    const state = desired([item('AB-1', { colour: 'refused', pin: '3333' }), item('AB-5', { colour: 'blue', pin: '2222' }), item('AB-6', { colour: 'pink', pin: '4444' })]);
+    const result = await plan(state);
+    const report = await executePlan(result, client, { parallelism: 4 });
+    expect(report.outcomes.map((o) => [o.step?.number, o.status, o.error?.startsWith('PATCH') ? 'PATCH refused' : o.error])).toEqual([
+      [1, 'failed', 'PATCH refused'],
+      [2, 'skipped', 'not started: step 1 of this change was not applied (failed)'],
+    ]);
+    // The API refused the first step (400): running apply again does not help until the files change.
+    expect(report.againHelps).toBe(false);
+    expect(store.gizmos.get(1)?.pin).toBe('1111');
+    expect((await plan(state)).plan.changes.map((c) => c.step?.number)).toEqual([1, 2]);
   });
 });

@@ -4,8 +4,8 @@
 // alone with the plan empty after; a backward move, a variant key change after launch and a
 // holdout change while running are refused with nothing sent; a holdout change names the
 // experiments whose flags it rewrites; the experiment's flag is held from prune and from
-// `feature_flags`; export round trip; a stop-and-archive that fails between its two calls
-// resumes; and where the organization has no experiments, the plan says so first.
+// `feature_flags`; export round trip; a create that launches and a stop-and-archive are
+// ordered changes each reported, and one that fails between them resumes; and where the organization has no experiments, the plan says so first.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -229,8 +229,8 @@ describe('experiments as code', () => {
     await step(file({ status: 'stopped', holdout: 10, extra: '        conclusion: won\n        conclusion_comment: Clear winner\n        ship_variant: test\n' }));
   });
 
-  it('stops and archives in two ordered calls; a failure between them leaves a plan that resumes', async () => {
-    const second = (status: string, extra = '') => `organization: ${ORG}
+  it('creates then launches, and stops then archives, as ordered changes each reported; a failure between them leaves a plan with what is left', async () => {
+    const second = (status: string, extra = '', other = 'running', otherExtra = '') => `organization: ${ORG}
 projects:
   - id: ${PROJECT}
     experiments:
@@ -238,29 +238,89 @@ projects:
         feature_flag: pricing-page
         variants: [ { key: control }, { key: cheaper } ]
         status: ${status}
-${extra}`;
-    await step(second('running'));
-    const proxy = await faultyProxy(sandbox.baseUrl, (req) => (req.method === 'POST' && /\/archive\/$/.test(req.url ?? '') ? { status: 500, body: '{"type":"server_error","code":"error","detail":"A server error occurred.","attr":null}' } : undefined));
-    const through = workspace({ baseUrl: proxy.baseUrl, apiKey: sandbox.apiKey });
+${extra}      - name: Signup flow
+        feature_flag: signup-flow
+        variants: [ { key: control }, { key: shorter } ]
+        status: ${other}
+${otherExtra}`;
+    const nameOf = (c: { address: string }) => c.address.split('/').at(-1);
+    const stepsOf = (plan: PlanJson) => (plan.changes as Array<PlanJson['changes'][number] & { step?: unknown }>).map((c) => [c.action, nameOf(c), c.step ?? null, c.fields.map((f) => f.path)]);
+    // Created, then launched: two changes of each item, in order.
+    const made = await step(second('running'));
+    expect(stepsOf(made)).toEqual([
+      ['create', 'Pricing page', { number: 1, of: 2 }, ['feature_flag', 'variants']],
+      ['update', 'Pricing page', { number: 2, of: 2 }, ['status']],
+      ['create', 'Signup flow', { number: 1, of: 2 }, ['feature_flag', 'variants']],
+      ['update', 'Signup flow', { number: 2, of: 2 }, ['status']],
+    ]);
+    expect((await experimentNamed('Pricing page'))?.start_date).not.toBeNull();
+
+    const concluded = '        conclusion: won\n        archived: true\n';
+    const name = (n: string) => `experiment:${ORG}/${PROJECT}/${n}`;
+    const archiveFails = await faultyProxy(sandbox.baseUrl, (req) => (req.method === 'POST' && /\/archive\/$/.test(req.url ?? '') ? { status: 500, body: '{"type":"server_error","code":"error","detail":"A server error occurred.","attr":null}' } : undefined));
+    const through = workspace({ baseUrl: archiveFails.baseUrl, apiKey: sandbox.apiKey });
     try {
-      const path = through.write('hogsync.yaml', second('stopped', '        archived: true\n'));
+      const path = through.write('hogsync.yaml', second('stopped', concluded));
+      // Stopped with its conclusion, then archived: two changes of one address, the stop first.
+      const planned = await through.cli(['plan', path, '--format', 'json']);
+      const plan = JSON.parse(planned.stdout) as PlanJson & { summary: Rec };
+      expect(stepsOf(plan)).toEqual([
+        ['update', 'Pricing page', { number: 1, of: 2 }, ['status', 'conclusion']],
+        ['update', 'Pricing page', { number: 2, of: 2 }, ['archived']],
+      ]);
+      expect(plan.changes.map((c) => c.address)).toEqual([name('Pricing page'), name('Pricing page')]);
+      expect(plan.summary.update).toBe(2);
       const failed = await through.cli(['apply', path, '--auto-approve']);
-      expect(failed.code).not.toBe(0);
-      // The report says which call was made before the one that failed.
-      expect(failed.stdout + failed.stderr).toMatch(/after POST \/api\/projects\/111\/experiments\/\d+\/end\/: .*archive/);
+      expect(failed.code).toBe(1);
+      // Each reported on its own line and in the counts.
+      expect(failed.stdout).toContain(`~ ${name('Pricing page')} (step 1 of 2) applied`);
+      expect(failed.stdout).toMatch(new RegExp(`~ ${name('Pricing page')} \\(step 2 of 2\\) failed: POST /api/projects/111/experiments/\\d+/archive/ → 500`));
+      expect(failed.stdout).toContain('1 applied, 1 failed, 0 skipped');
     } finally {
-      await proxy.close();
+      await archiveFails.close();
       through.remove();
     }
     const half = await experimentNamed('Pricing page') as Rec;
-    expect([half.end_date !== null, half.archived]).toEqual([true, false]);
-    const resumed = await step(second('stopped', '        archived: true\n'));
-    expect(resumed.changes.map((c) => c.fields.map((f) => f.path))).toEqual([['archived']]);
+    expect([half.end_date !== null, half.conclusion, half.archived]).toEqual([true, 'won', false]);
+    // The next plan has only the archive, as a change of its own; applied, the plan is empty after.
+    const resumed = await step(second('stopped', concluded));
+    expect(stepsOf(resumed)).toEqual([['update', 'Pricing page', null, ['archived']]]);
     expect((await experimentNamed('Pricing page'))?.archived).toBe(true);
+
+    // The stop failing, the archive is not tried, and says so; `--target` takes both steps.
+    const endFails = await faultyProxy(sandbox.baseUrl, (req) => (req.method === 'POST' && /\/end\/$/.test(req.url ?? '') ? { status: 500, body: '{"type":"server_error","code":"error","detail":"A server error occurred.","attr":null}' } : undefined));
+    const viaEnd = workspace({ baseUrl: endFails.baseUrl, apiKey: sandbox.apiKey });
+    try {
+      const path = viaEnd.write('hogsync.yaml', second('stopped', concluded, 'stopped', concluded));
+      const failed = await viaEnd.cli(['apply', path, '--auto-approve', '--target', name('Signup flow'), '--format', 'json']);
+      expect(failed.code).toBe(1);
+      const report = JSON.parse(failed.stdout) as { summary: Rec; changes: Array<Rec> };
+      expect(report.summary).toEqual({ applied: 0, failed: 1, skipped: 1 });
+      expect(report.changes.map((o) => [o.address, o.step, o.status])).toEqual([
+        [name('Signup flow'), { number: 1, of: 2 }, 'failed'],
+        [name('Signup flow'), { number: 2, of: 2 }, 'skipped'],
+      ]);
+      expect(report.changes[1]?.error).toBe('not started: step 1 of this change was not applied (failed)');
+    } finally {
+      await endFails.close();
+      viaEnd.remove();
+    }
+    expect((await experimentNamed('Signup flow'))?.end_date).toBeNull();
+    // A saved plan of both steps (targeted) applies as planned.
+    const path = ws.write('hogsync.yaml', second('stopped', concluded, 'stopped', concluded));
+    const saved = await ws.cli(['plan', path, '--target', name('Signup flow'), '--out', 'steps.json', '--format', 'json']);
+    expect(stepsOf(JSON.parse(saved.stdout) as PlanJson).map((s) => [nameOf({ address: String(s[1]) }), s[2]])).toEqual([['Signup flow', { number: 1, of: 2 }], ['Signup flow', { number: 2, of: 2 }]]);
+    const applied = await ws.cli(['apply', '--plan', 'steps.json', '--auto-approve']);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout).toContain(`~ ${name('Signup flow')} (step 2 of 2) applied`);
+    expect(applied.stdout).toContain('2 applied, 0 failed, 0 skipped');
+    expect((await ws.cli(['plan', path, '--detailed-exitcode'])).code).toBe(0);
+    expect(await experimentNamed('Signup flow')).toMatchObject({ conclusion: 'won', archived: true });
+
     // Archived: read from the archived list, matched by name, never created again.
-    expect((await ws.cli(['plan', ws.write('hogsync.yaml', second('stopped', '        archived: true\n')), '--detailed-exitcode'])).code).toBe(0);
+    expect((await ws.cli(['plan', ws.write('hogsync.yaml', second('stopped', concluded, 'stopped', concluded)), '--detailed-exitcode'])).code).toBe(0);
     // Declared absent, the archived experiment is found in the archived list and deleted.
-    const gone = await step(second('stopped', '        ensure: absent\n'));
+    const gone = await step(second('stopped', '        ensure: absent\n', 'stopped', concluded));
     expect(gone.changes.map((c) => c.action)).toEqual(['delete']);
     expect(await experimentNamed('Pricing page')).toBeUndefined();
   });

@@ -102,6 +102,8 @@ describe('hostile saved plans', () => {
     ['another organization', () => ({ changes: changes().map((c) => ({ ...c, organization: '0190d1c4-0000-0000-0000-000000000000' })) }),
       `role:${ORG}/Engineers (edited), role:${ORG}/Support (edited)`],
     ['a dropped change', () => ({ changes: changes().slice(1) }), `role:${ORG}/Engineers (left out of the file)`],
+    // A step of its own runs only after the step before: marking one so would change what apply does.
+    ['a change marked as a later step', () => ({ changes: changes().map((c, i) => (i === 0 ? { ...c, step: { number: 2, of: 2 } } : c)) }), `role:${ORG}/Engineers (edited)`],
     ['an update turned into a delete', () => ({ changes: changes().map((c) => (c.action === 'update' ? { ...c, action: 'delete', fields: [] } : c)) }), `role:${ORG}/Support (edited)`],
     ['edited counts', () => ({ summary: { ...(good.summary as object), delete: 3 } }), 'summary.delete'],
   ];

@@ -73,4 +73,18 @@ describe('markdown plan', () => {
     expect(md).toContain('+         "rollout_percentage": 50');
     expect(md).not.toContain('not shown');
   });
+
+  it('shows each step of a change split in ordered steps as a section of its own, saying which', () => {
+    const address = 'experiment:org/1/Checkout';
+    const steps: Change[] = [
+      { address, kind: 'experiment', organization: 'org', project: 1, key: '1/Checkout', action: 'update', step: { number: 1, of: 2 }, fields: [{ path: 'conclusion', before: null, after: 'won', sensitive: false }] },
+      { address, kind: 'experiment', organization: 'org', project: 1, key: '1/Checkout', action: 'update', step: { number: 2, of: 2 }, fields: [{ path: 'archived', before: false, after: true, sensitive: false }] },
+    ];
+    const md = renderMarkdown(plan(steps));
+    const summaries = md.split('\n').filter((l) => l.startsWith('<summary>'));
+    expect(summaries).toEqual([
+      `<summary><code>~ update</code> <b>${address}</b> (step 1 of 2) (1 field)</summary>`,
+      `<summary><code>~ update</code> <b>${address}</b> (step 2 of 2) (1 field)</summary>`,
+    ]);
+  });
 });

@@ -24,6 +24,16 @@ describe('text plan', () => {
     expect(out).toContain('name: "a\\u202eb" → "ok"');
   });
 
+  it('says which step each change of an item split in ordered steps is', () => {
+    const address = 'experiment:org/1/Checkout';
+    const step = (number: number, path: string, before: unknown, after: unknown): Change => ({
+      address, kind: 'experiment', organization: 'org', project: 1, key: '1/Checkout', action: 'update', step: { number, of: 2 }, fields: [{ path, before, after, sensitive: false }],
+    });
+    const out = renderText(plan([step(1, 'conclusion', null, 'won'), step(2, 'archived', false, true)]), { color: false });
+    expect(out.split('\n').filter((l) => l.startsWith('  ~ '))).toEqual([`  ~ ${address} (step 1 of 2)`, `  ~ ${address} (step 2 of 2)`]);
+    expect(out).toContain('Plan: 0 to create, 2 to update, 0 to delete.');
+  });
+
   it('shows a changed number inside a large value with a few lines of context', () => {
     const groups = (n: number) => Array.from({ length: 260 }, (_, i) => ({ properties: [], rollout_percentage: i === 130 ? n : 1 }));
     const change: Change = {

@@ -12,7 +12,7 @@ import { ADVICE_401, adviceFor403, againHelps } from '../http/advice.js';
 import type { ApiPort } from '../http/port.js';
 import { orderPairs } from '../plan/change-order.js';
 import { fillDeferred, holdsDeferred } from '../plan/references.js';
-import { addressOf, type Action, type Change, type Execution, type PlanResult } from '../plan/types.js';
+import { addressOf, changeKey, type Action, type Change, type ChangeStep, type Execution, type PlanResult } from '../plan/types.js';
 import { mapLimit } from '../util/map-limit.js';
 import { orderWaves } from './order.js';
 
@@ -32,6 +32,13 @@ export interface ChangeOutcome {
   record_status?: string;
   /** Pending changes: the change request that holds the change until someone approves it. */
   change_request_id?: string;
+  /** A step of an item's change split in several (the plan's `step`): reported on its own. */
+  step?: ChangeStep;
+}
+
+/** What every outcome of a change starts from: its address and action, and its step when it is one. */
+function outcomeOf(change: Change): Pick<ChangeOutcome, 'address' | 'action' | 'step'> {
+  return { address: change.address, action: change.action, ...(change.step ? { step: change.step } : {}) };
 }
 
 /** Counts per outcome; `pending` only when some change is held for approval. */
@@ -101,51 +108,68 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
   let again = false;
   let waiting = false;
   const finish = (outcome: ChangeOutcome) => {
-    outcomes.set(outcome.address, outcome);
+    outcomes.set(changeKey(outcome), outcome);
     done++;
     options.onOutcome?.(outcome, done, total);
   };
 
   // Waves: within a kind and scope deletes, then updates, then creates (a key is freed before
   // it is taken again), and whatever order the kinds ask for (flags by their dependencies).
-  const byAddress = new Map(result.plan.changes.map((c) => [c.address, c]));
+  const byAddress = new Map(result.plan.changes.map((c) => [changeKey(c), c]));
   const orderable = result.plan.changes.map((c) => {
-    const e = result.executions.get(c.address);
-    return { address: c.address, action: c.action, group: e ? `${e.kind.name}|${e.scope.organization}|${parentKeyOf(e.scope) ?? ''}` : c.address };
+    const e = result.executions.get(changeKey(c));
+    // A later step of a create (a launch after it) orders as the create it completes: creates wait
+    // for their group's updates, and this one waits for its create.
+    const action = e?.follows !== undefined && e.id === null ? 'create' : c.action;
+    return { address: changeKey(c), action, group: e ? `${e.kind.name}|${e.scope.organization}|${parentKeyOf(e.scope) ?? ''}` : c.address };
   });
   for (const wave of orderWaves(orderable, orderPairs(result))) {
     const changes = wave.map((address) => byAddress.get(address) as Change);
     await mapLimit(changes, options.parallelism, async (change) => {
-      const execution = result.executions.get(change.address);
+      const execution = result.executions.get(changeKey(change));
       if (options.signal?.aborted) {
         again = true;
-        return finish({ address: change.address, action: change.action, status: 'skipped', error: 'interrupted before it started' });
+        return finish({ ...outcomeOf(change), status: 'skipped', error: 'interrupted before it started' });
       }
       if (unreachable) {
         again = true;
-        return finish({ address: change.address, action: change.action, status: 'skipped', error: `not started: ${unreachable}` });
+        return finish({ ...outcomeOf(change), status: 'skipped', error: `not started: ${unreachable}` });
       }
       if (rateLimited) {
         again = true;
-        return finish({ address: change.address, action: change.action, status: 'skipped', error: rateLimited });
+        return finish({ ...outcomeOf(change), status: 'skipped', error: rateLimited });
       }
-      if (!execution) return finish({ address: change.address, action: change.action, status: 'skipped', error: 'nothing to execute (internal)' });
+      if (!execution) return finish({ ...outcomeOf(change), status: 'skipped', error: 'nothing to execute (internal)' });
       const blocker = change.action === 'create' ? failedDeletes.has(conflictKey(execution)) : false;
-      if (blocker) return finish({ address: change.address, action: change.action, status: 'skipped', error: 'the delete that frees its key failed' });
+      if (blocker) return finish({ ...outcomeOf(change), status: 'skipped', error: 'the delete that frees its key failed' });
       let run = execution;
+      // A later step of an item's change (an experiment ended, then archived) runs only once the step before was applied.
+      if (execution.follows !== undefined) {
+        const before = outcomes.get(execution.follows);
+        // Whether running apply again helps is the step before's to say.
+        if (before?.status !== 'applied') {
+          return finish({ ...outcomeOf(change), status: 'skipped', error: `not started: step ${(change.step?.number ?? 2) - 1} of this change was not applied (${before?.status ?? 'not run'})` });
+        }
+        // The step before created the item: this one updates what it made.
+        if (run.id === null) {
+          run = { ...run, id: createdIds.get(change.address) ?? null };
+          // Verification re-reads this step's item by that id too.
+          if (run.id !== null) createdIds.set(changeKey(change), run.id);
+        }
+      }
       // An item of a parent this apply created (a new role's members): the parent's new id.
       const parent = execution.scope.parent;
       if (parent && parent.id === null) {
         const parentAddress = addressOf(parent.kind, execution.scope.organization, parentAddressKey(execution.scope) ?? parentItemKey(parent));
         const id = createdIds.get(parentAddress);
-        if (id === undefined) return finish({ address: change.address, action: change.action, status: 'skipped', error: `not started: its ${parent.kind.replace(/_/g, ' ')} ${parent.key} ${notCreated(parentAddress)}` });
+        if (id === undefined) return finish({ ...outcomeOf(change), status: 'skipped', error: `not started: its ${parent.kind.replace(/_/g, ' ')} ${parent.key} ${notCreated(parentAddress)}` });
         run = { ...run, scope: withParentId(execution.scope, id) };
       }
       if (holdsDeferred(execution.values)) {
         const filled = fillDeferred(execution.values, createdIds);
-        if (filled.missing !== undefined) return finish({ address: change.address, action: change.action, status: 'skipped', error: `not started: it refers to ${filled.missing}, which ${notCreated(filled.missing)}` });
+        if (filled.missing !== undefined) return finish({ ...outcomeOf(change), status: 'skipped', error: `not started: it refers to ${filled.missing}, which ${notCreated(filled.missing)}` });
         run = { ...run, values: filled.value as Record<string, unknown> };
-        sent.set(change.address, run.values);
+        sent.set(changeKey(change), run.values);
       }
       options.onStart?.(change, ++started, total);
       const { outcome, networkError, created, stopped, stoppedBudget, error, id, waits, noId } = await executeOne(change, run, api);
@@ -161,7 +185,7 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
         if (!stoppedBudget) rateLimited ??= stopped;
         again = true;
       }
-      if (created && created.length > 0) notes.set(change.address, created);
+      if (created && created.length > 0) notes.set(changeKey(change), created);
       unreachableInARow = networkError ? unreachableInARow + 1 : 0;
       if (!unreachable && isHogsyncError(error) && error.unreachable) unreachable = `the API${error.host === undefined ? '' : ` at ${error.host}`} could not be reached (see the first failure)`;
       if (!unreachable && unreachableInARow >= UNREACHABLE_AFTER) unreachable = `the API${isHogsyncError(error) && error.host !== undefined ? ` at ${error.host}` : ''} stopped answering (${UNREACHABLE_AFTER} changes in a row could not reach it)`;
@@ -187,7 +211,7 @@ export async function executePlan(result: PlanResult, api: ApiPort, options: Exe
     });
   }
 
-  const ordered = result.plan.changes.map((c) => outcomes.get(c.address) as ChangeOutcome);
+  const ordered = result.plan.changes.map((c) => outcomes.get(changeKey(c)) as ChangeOutcome);
   const summary = summarize(ordered);
   // Verification (src/apply/verify.ts) reports beside this, after the changed items are re-read.
   return {
@@ -227,7 +251,7 @@ function callFor(change: Change, execution: Execution): HttpCall {
 }
 
 async function executeOne(change: Change, execution: Execution, api: ApiPort): Promise<{ outcome: ChangeOutcome; networkError: boolean; created?: readonly string[]; stopped?: string; stoppedBudget?: string; error?: unknown; id?: string | number; waits?: boolean; noId?: boolean }> {
-  const base = { address: change.address, action: change.action };
+  const base = outcomeOf(change);
   const kind = execution.kind;
   // The calls of a change with follow-ups that succeeded, for the report of one that fails among them.
   const done: string[] = [];
@@ -288,7 +312,7 @@ async function executeOne(change: Change, execution: Execution, api: ApiPort): P
  * with a concurrent edit said as such. Neither is retried: only a person can resolve them.
  */
 function conflictOutcome(change: Change, call: HttpCall, body: unknown): ChangeOutcome {
-  const base = { address: change.address, action: change.action };
+  const base = outcomeOf(change);
   const b = body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : {};
   const where = `${call.method} ${call.path} → 409`;
   if ((b.code === 'approval_required' || b.code === 'change_request_pending') && b.change_request_id !== undefined) {

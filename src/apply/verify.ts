@@ -6,11 +6,11 @@
 import { identityOf, labelOf, type LiveRecord, type ResourceKind } from '../resources/kind.js';
 import type { LiveState } from '../plan/live.js';
 import { sameField } from '../plan/normalize.js';
-import type { Execution, PlanResult } from '../plan/types.js';
+import { changeKey, type Execution, type PlanResult } from '../plan/types.js';
 import { summarize, type ApplyReport, type ChangeOutcome } from './execute.js';
 
 export interface VerificationReport {
-  /** Per change address: fields that, re-read, hold other values than were sent. */
+  /** Per change key (changeKey): fields that, re-read, hold other values than were sent. */
   notTaken: ReadonlyMap<string, readonly string[]>;
   warnings: string[];
   /** Why the changes could not be re-read, when they could not: the apply is unverified. */
@@ -45,10 +45,10 @@ export function verifyApplied(result: PlanResult, outcomes: readonly ChangeOutco
   const warnings: string[] = [];
   const notTaken = new Map<string, string[]>();
   for (const outcome of outcomes) {
-    const execution = result.executions.get(outcome.address);
+    const execution = result.executions.get(changeKey(outcome));
     if (outcome.status !== 'applied' || !execution) continue;
     const { kind } = execution;
-    const values = sent?.get(outcome.address) ?? execution.values;
+    const values = sent?.get(changeKey(outcome)) ?? execution.values;
     const record = reread(after, execution);
     if (record === null) continue;
     if (outcome.action === 'delete') {
@@ -61,7 +61,7 @@ export function verifyApplied(result: PlanResult, outcomes: readonly ChangeOutco
     }
     const fields = unappliedFields(kind, values, record);
     if (fields.length > 0) {
-      notTaken.set(outcome.address, fields);
+      notTaken.set(changeKey(outcome), fields);
       for (const field of fields) {
         // A field the record does not carry at all: this API version has no such field (not a value it refused).
         warnings.push(field in record
@@ -94,7 +94,7 @@ export function confirmDeletes(result: PlanResult, report: ApplyReport, after: L
 /** A new apply report that shows a verification (or a failure to verify, as warnings). */
 export function withVerification(report: ApplyReport, verification: VerificationReport): ApplyReport {
   const outcomes = report.outcomes.map((o) => {
-    const fields = verification.notTaken.get(o.address);
+    const fields = verification.notTaken.get(changeKey(o));
     return fields ? { ...o, not_taken: [...fields] } : o;
   });
   return { ...report, outcomes, warnings: [...report.warnings, ...verification.warnings], ...(verification.unverified === undefined ? {} : { unverified: verification.unverified }) };

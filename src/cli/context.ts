@@ -3,7 +3,7 @@
 import { formatWait, type ClientEvent } from '../http/client.js';
 import { outcomeLine } from '../render/apply-report.js';
 import { printable } from '../util/printable.js';
-import { SYMBOL } from '../render/values.js';
+import { stepText, SYMBOL } from '../render/values.js';
 import type { Observer, ProgressEvent } from '../usecases/session.js';
 
 /** A one-line progress indicator on a terminal's stderr; silent elsewhere. */
@@ -77,7 +77,7 @@ export function terminalObserver(opts: Record<string, unknown>): Observer {
         live.update(e.what === 'workspace' ? `export: reading the workspace: ${e.requests} requests` : `reading live state: ${e.requests} requests`);
         return;
       case 'change-started':
-        live.update(`[${e.started}/${e.total}] ${SYMBOL[e.change.action]} ${printable(e.change.address)} …`);
+        live.update(`[${e.started}/${e.total}] ${SYMBOL[e.change.action]} ${printable(e.change.address)}${stepText(e.change.step)} …`);
         return;
       case 'change-done':
         if (perLine) process.stderr.write(`${outcomeLine(e.outcome, e.done, e.total)}\n`);

@@ -4,7 +4,7 @@
 // what the kinds' `order` hooks ask of their changes in one scope (flags by their dependencies).
 import { parentKeyOf, type ChangeView, type KindName, type ResourceKind, type Scope } from '../resources/kind.js';
 import { hitsIn, namedReference, siteId } from '../resources/references.js';
-import type { Execution, PlanResult } from './types.js';
+import { changeKey, type Execution, type PlanResult } from './types.js';
 
 const scopeKey = (kind: string, scope: Scope) => `${kind}|${scope.organization}|${parentKeyOf(scope) ?? ''}`;
 
@@ -12,7 +12,7 @@ const scopeKey = (kind: string, scope: Scope) => `${kind}|${scope.organization}|
 export function changeViews(result: PlanResult): Map<string, ChangeView[]> {
   const out = new Map<string, ChangeView[]>();
   for (const change of result.plan.changes) {
-    const e = result.executions.get(change.address);
+    const e = result.executions.get(changeKey(change));
     if (!e) continue;
     const key = scopeKey(e.kind.name, e.scope);
     const view: ChangeView = { address: change.address, action: change.action, identity: e.identity, scope: e.scope, values: e.values };
@@ -84,25 +84,25 @@ export function removalPairs(result: PlanResult): Array<[string, string]> {
   };
   const deletes = new Map<string, string>();
   for (const change of result.plan.changes) {
-    const e = result.executions.get(change.address);
+    const e = result.executions.get(changeKey(change));
     if (change.action !== 'delete' || !e || e.id === null) continue;
     const at = where(e.kind.name, e.scope.organization, e.scope.project);
-    deletes.set(`${at}|${String(e.id)}`, change.address);
+    deletes.set(`${at}|${String(e.id)}`, changeKey(change));
     for (const field of byFields.get(e.kind.name) ?? []) {
       const value = e.live?.[field];
-      if (value !== undefined && value !== null) deletes.set(`${at}|${field}:${String(value)}`, change.address);
+      if (value !== undefined && value !== null) deletes.set(`${at}|${field}:${String(value)}`, changeKey(change));
     }
   }
   if (deletes.size === 0) return [];
   const projectKind = [...kinds.values()].find((k) => k.projectKind)?.name;
   const pairs: Array<[string, string]> = [];
   for (const change of result.plan.changes) {
-    const e = result.executions.get(change.address);
+    const e = result.executions.get(changeKey(change));
     if (change.action === 'create' || !e) continue;
     for (const r of referredBy(e, projectKind)) {
       const at = where(r.kind, e.scope.organization, e.scope.project);
       const gone = deletes.get(`${at}|${r.by ? `${r.by}:` : ''}${String(r.id)}`);
-      if (gone !== undefined && gone !== change.address) pairs.push([change.address, gone]);
+      if (gone !== undefined && gone !== changeKey(change)) pairs.push([changeKey(change), gone]);
     }
   }
   return pairs;

@@ -9,7 +9,7 @@ import type { LiveState } from './live.js';
 import { canonicalJson, dropServerKeys, mergedUpdate, RULES, sameField, serverKeysOf, sortKeys } from './normalize.js';
 import type { ChangeView } from '../resources/kind.js';
 import {
-  addressOf, heldByText, SENSITIVE, type Change, type Execution, type FieldChange, type ManagedItem, type Plan, type PlanResult, type PlanTargets, type UnmanagedItem,
+  addressOf, changeKey, heldByText, SENSITIVE, type Change, type Execution, type FieldChange, type ManagedItem, type Plan, type PlanResult, type PlanTargets, type UnmanagedItem,
 } from './types.js';
 import { declaredAt } from '../config/shared.js';
 import { itemAddressKey } from '../config/merge.js';
@@ -20,6 +20,7 @@ import { itemsIn, lookupScopes, plannedScopes, pruned, scopeOfItem, wholeListAt 
 import { findCycle } from '../util/find-cycle.js';
 import { keyedCreate, keyedUpdate } from './keyed-fields.js';
 import { ConfigErrors, sortProblems } from '../config/problems.js';
+import { splitSteps } from './steps.js';
 
 export interface PlanOptions {
   baseUrl: string;
@@ -401,9 +402,13 @@ export class PlanBuilder {
       }
       this.contradictions.push(...contradictions(state.org, orgChanges.map((c) => c.change), this.kinds));
       dependencies.push(...referenceOrder(orgChanges));
-      for (const { change, execution } of orgChanges) {
-        changes.push(change);
-        executions.set(change.address, execution);
+      // A drift report says what differs; a plan says the steps that take it there, in order.
+      for (const planned of orgChanges) {
+        for (const { change, execution } of this.options.kind === 'drift' ? [planned] : splitSteps(planned)) {
+          changes.push(change);
+          executions.set(changeKey(change), execution);
+          if (execution.follows !== undefined) dependencies.push([execution.follows, changeKey(change)]);
+        }
       }
     }
     throwAll([...this.raise(), ...errors, ...this.contradictions], this.desired.sources);
@@ -431,7 +436,7 @@ export class PlanBuilder {
     };
     plan.fingerprint = fingerprintOf(plan.managed, desired, options.targets);
     const deleteNotes = changes.filter((c) => c.action === 'delete').flatMap((c) => {
-      const run = executions.get(c.address);
+      const run = executions.get(changeKey(c));
       const note = run?.kind.deleteNote?.(run.live);
       return note ? [`${c.address}: ${note}`] : [];
     });
@@ -586,9 +591,10 @@ function assertOneChangePerItem(changes: readonly Change[], executions: Readonly
   }
   const seen = new Set<string>();
   for (const change of changes) {
-    if (seen.has(change.address)) throw new HogsyncError('internal', `refusing a plan with two changes of ${change.address}`);
-    seen.add(change.address);
-    const run = executions.get(change.address);
+    const key = changeKey(change);
+    if (seen.has(key)) throw new HogsyncError('internal', `refusing a plan with two changes of ${change.address}${change.step ? ` (step ${change.step.number})` : ''}`);
+    seen.add(key);
+    const run = executions.get(key);
     if (change.action === 'delete' && run && (declared.has(matchOf(run.kind, run.scope.organization, run.scope.project, run.scope.parent?.key, run.identity))
       || (run.id !== null && kept.has(`${run.kind.name}|${run.scope.organization}|${String(run.id)}`)))) {
       throw new HogsyncError('internal', `refusing a plan that deletes ${change.address}, which the files declare`);

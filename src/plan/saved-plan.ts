@@ -78,7 +78,7 @@ export function tamperedItems(saved: SavedPlan, current: Plan): string[] {
   const differ: string[] = [];
   // What a change does, not where it was declared (moving a declaration keeps the fingerprint).
   const changeOf = (c: Change) => canonicalJson({
-    address: c.address, kind: c.kind, organization: c.organization, project: c.project, key: c.key, action: c.action,
+    address: c.address, kind: c.kind, organization: c.organization, project: c.project, key: c.key, action: c.action, step: c.step ?? null,
     fields: c.fields.map((f) => ({ path: f.path, before: f.before, after: f.after, sensitive: f.sensitive })),
   });
   const before = new Map<string, string[]>();

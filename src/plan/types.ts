@@ -42,6 +42,22 @@ export interface Change extends ChangeAnnotations {
   declared_at?: string[];
   /** The live item's previous identity, when the change renames it in place (`renamed_from`). */
   renamed_from?: string;
+  /**
+   * One of the ordered changes an item's change was split into (a kind's `laterSteps`: an
+   * experiment ended, then archived): which, of how many. Each keeps the item's address.
+   */
+  step?: ChangeStep;
+}
+
+export interface ChangeStep { number: number; of: number }
+
+/**
+ * What apply, the dependencies and the executions key a change by: its address, and for a
+ * later step of an item's change the address with that step after a NUL (which `--target`
+ * refuses; two changes meeting on one key are refused by the planner), so every step is a change of its own.
+ */
+export function changeKey(change: { address: string; step?: ChangeStep }): string {
+  return change.step && change.step.number > 1 ? `${change.address}\u0000step ${change.step.number}` : change.address;
 }
 
 /** What a targeted plan (`--target`, `--changed-since`) is limited to. */
@@ -138,11 +154,14 @@ export interface Execution {
   values: Record<string, unknown>;
   /** The live record as planned (updates and deletes). */
   live?: LiveRecord;
+  /** A later step of an item's change: the key of the step before, which must have been applied first. */
+  follows?: string;
 }
 
 /** A plan together with what is needed to execute it and to check its safety. */
 export interface PlanResult {
   plan: Plan;
+  /** By change key (changeKey): the address, or the address and step of a later step. */
   executions: Map<string, Execution>;
   /** Live item count per `kind|organization` (for the delete-share safety rule). */
   liveCounts: Map<string, number>;

@@ -4,7 +4,7 @@
 // no production write secrets. Read from the requests the plan's changes would make.
 import { unsetValues } from '../config/unset.js';
 import { formatPosition, type ConfigProblem } from '../config/problems.js';
-import type { PlanResult } from './types.js';
+import { changeKey, type PlanResult } from './types.js';
 
 /** Stand-ins for unset values found anywhere below a request body. */
 function standIns(value: unknown, found: Set<string>): void {
@@ -22,7 +22,7 @@ export function unsetSecrets(result: PlanResult): { errors: ConfigProblem[]; not
   if (all.size === 0) return { errors: [], notes: [] };
   const sent = new Map<string, string>();
   for (const change of result.plan.changes) {
-    const execution = result.executions.get(change.address);
+    const execution = result.executions.get(changeKey(change));
     if (!execution || change.action === 'delete') continue;
     const { kind, scope, id, values } = execution;
     // Only a write-only field holds a stand-in.

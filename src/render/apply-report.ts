@@ -1,20 +1,21 @@
 // Renderings of an apply report: per change applied / failed / skipped, the notes a kind
 // attached (DNS targets of new proxy records), and warnings about fields the API did not take.
 import type { ApplyReport, ChangeOutcome } from '../apply/execute.js';
-import { printable, SYMBOL } from './values.js';
+import { changeKey } from '../plan/types.js';
+import { printable, stepText, SYMBOL } from './values.js';
 import { safeJson } from '../util/printable.js';
 
 export function outcomeLine(o: ChangeOutcome, done?: number, total?: number): string {
   const counter = done === undefined ? '' : `[${done}/${total}] `;
   const detail = o.status === 'applied' ? '' : `: ${o.error ?? ''}`;
-  return printable(`${counter}${SYMBOL[o.action]} ${o.address} ${o.status}${detail}`);
+  return printable(`${counter}${SYMBOL[o.action]} ${o.address}${stepText(o.step)} ${o.status}${detail}`);
 }
 
 export function renderApplyText(report: ApplyReport): string {
   const out: string[] = [];
   for (const o of report.outcomes) {
     out.push(`  ${outcomeLine(o)}`);
-    for (const note of report.notes.get(o.address) ?? []) out.push(printable(`    ${note}`));
+    for (const note of report.notes.get(changeKey(o)) ?? []) out.push(printable(`    ${note}`));
   }
   if (report.warnings.length > 0) {
     out.push('', 'Warnings:');

@@ -4,7 +4,7 @@ import { attributionTime } from '../plan/attribution.js';
 import { heldByText, type Change, type Plan } from '../plan/types.js';
 import {
   annotationLines, closingLine, describedField, fieldAttribution, inline, inlineField, itemAttribution, lineDiff, needsLineDiff, printable, SYMBOL,
-  declaredLine, sinceLine, targetsLine, unmanagedHeading,
+  declaredLine, sinceLine, stepText, targetsLine, unmanagedHeading,
 } from './values.js';
 
 const ACTION_WORD = { create: 'create', update: 'update', delete: 'delete' } as const;
@@ -53,7 +53,7 @@ function changeBody(plan: Plan, change: Change): string[] {
 function changeSection(plan: Plan, change: Change): string {
   const n = change.fields.length;
   const detail = change.action === 'update' ? ` (${n} field${n === 1 ? '' : 's'})` : '';
-  const out = ['<details>', `<summary><code>${SYMBOL[change.action]} ${ACTION_WORD[change.action]}</code> <b>${escapeHtml(printable(change.address))}</b>${detail}</summary>`, ''];
+  const out = ['<details>', `<summary><code>${SYMBOL[change.action]} ${ACTION_WORD[change.action]}</code> <b>${escapeHtml(printable(change.address))}</b>${escapeHtml(stepText(change.step))}${detail}</summary>`, ''];
   const declared = declaredLine(change);
   if (declared) out.push(`<sub>${escapeHtml(printable(declared))}</sub>`, '');
   const body = changeBody(plan, change).join('\n');
@@ -101,7 +101,7 @@ export function renderMarkdown(plan: Plan, maxChars: number = MARKDOWN_MAX_CHARS
   let named = 0;
   // A reviewer must never miss that a change exists: room is kept to name every change, and
   // diffs are shown in full while they fit besides.
-  const briefs = plan.changes.map((change) => `- <code>${SYMBOL[change.action]} ${ACTION_WORD[change.action]}</code> <b>${escapeHtml(printable(change.address))}</b> (diff not shown)\n`);
+  const briefs = plan.changes.map((change) => `- <code>${SYMBOL[change.action]} ${ACTION_WORD[change.action]}</code> <b>${escapeHtml(printable(change.address))}</b>${escapeHtml(stepText(change.step))} (diff not shown)\n`);
   let namesLeft = briefs.reduce((sum, b) => sum + b.length + 1, 0);
   for (const [i, change] of plan.changes.entries()) {
     const brief = briefs[i] as string;

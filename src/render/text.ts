@@ -3,7 +3,7 @@
 import { heldByText, type Plan } from '../plan/types.js';
 import {
   annotationLines, closingLine, describedField, fieldAttribution, fieldHeading, inline, inlineField, itemAttribution, lineDiff, needsLineDiff, printable, SYMBOL,
-  declaredLine, sinceLine, targetsLine, unmanagedHeading,
+  declaredLine, sinceLine, stepText, targetsLine, unmanagedHeading,
 } from './values.js';
 
 const COLORS = { '+': '\u001b[32m', '-': '\u001b[31m', '~': '\u001b[33m', '!': '\u001b[33m', dim: '\u001b[2m', bold: '\u001b[1m' } as const;
@@ -20,7 +20,7 @@ export function renderText(plan: Plan, options: { color: boolean }): string {
     out.push(plan.kind === 'drift' ? `Live state on ${plan.base_url} has drifted from the configuration:` : `hogsync will make these changes on ${plan.base_url}:`, '');
     for (const change of plan.changes) {
       const symbol = SYMBOL[change.action];
-      out.push(`  ${paint(symbol, `${symbol} ${printable(change.address)}`)}${change.action === 'delete' ? paint('dim', ' (delete)') : ''}`);
+      out.push(`  ${paint(symbol, `${symbol} ${printable(change.address)}`)}${change.action === 'delete' ? paint('dim', ' (delete)') : ''}${paint('dim', stepText(change.step))}`);
       const item = itemAttribution(change);
       if (item) out.push(`      ${paint('dim', item)}`);
       const declared = declaredLine(change);

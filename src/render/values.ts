@@ -85,6 +85,11 @@ function foldUnchanged(lines: DiffLine[]): DiffLine[] {
 
 export const SYMBOL: Record<Change['action'], '+' | '~' | '-'> = { create: '+', update: '~', delete: '-' };
 
+/** ` (step 1 of 2)` after the address of a change split in ordered steps (an experiment ended, then archived); '' otherwise. */
+export function stepText(step: Change['step']): string {
+  return step ? ` (step ${step.number} of ${step.of})` : '';
+}
+
 export function closingLine(plan: Plan): string {
   const { create, update } = plan.summary;
   const del = plan.summary.delete;

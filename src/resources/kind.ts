@@ -699,6 +699,14 @@ export interface ResourceKind {
    */
   followUps?(action: 'create' | 'update', scope: Scope, id: string | number, values: Record<string, unknown>, live: LiveRecord | undefined): HttpCall[];
   /**
+   * Optional: an item's change that the API makes in separate calls, as ordered changes (an
+   * experiment ended, then archived): the top-level fields of each step after the first, in
+   * order; the first step makes the rest. Each step is planned, applied and reported on its own,
+   * and runs only once the one before it was applied, so a failure between them leaves a plan
+   * with only what is left. Later steps of a create are updates of the item it made.
+   */
+  laterSteps?(change: ChangeView): string[][];
+  /**
    * Optional: what a 404 or 403 on the kind's list means (the organization's plan lacks the
    * feature): the plan is then an error naming the kind, before anything is sent.
    */

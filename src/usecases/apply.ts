@@ -10,7 +10,7 @@ import { HogsyncError, isHogsyncError } from '../errors.js';
 import { parseSavedPlan, staleItems, tamperedItems, type SavedPlan } from '../plan/saved-plan.js';
 import { printable } from '../util/printable.js';
 import { safetyViolations, type SafetyOptions, type SafetyViolation } from '../plan/safety.js';
-import { addressOf, type Execution, type Plan, type PlanResult } from '../plan/types.js';
+import { addressOf, changeKey, type Execution, type Plan, type PlanResult } from '../plan/types.js';
 import { parentItemKey, withParentId } from '../resources/kind.js';
 import type { ApiPort } from '../http/port.js';
 import { rereadApplied } from '../state/reread.js';
@@ -162,7 +162,7 @@ async function verify(result: PlanResult, executed: ApplyReport, port: ApiPort, 
     const settled = settledResult(result, executed.created);
     const reread = executed.outcomes
       .filter((o) => o.status === 'applied' || uncertain.has(o.address))
-      .map((o) => settled.executions.get(o.address))
+      .map((o) => settled.executions.get(changeKey(o)))
       .filter((e): e is Execution => e !== undefined);
     const after = await rereadApplied(port, reread, parallelism);
     const report = confirmDeletes(result, executed, after);

@@ -7,6 +7,7 @@
 import { annotate } from '../plan/annotate.js';
 import { attributeItem, entryOfKind, withAttributions, type ActivityEntry, type Attribution, type FoundAttributions } from '../plan/attribution.js';
 import type { LiveState } from '../plan/live.js';
+import { changesByItem } from '../plan/steps.js';
 import type { Change, Plan, PlanResult } from '../plan/types.js';
 import type { ResourceKind } from '../resources/kind.js';
 import { KINDS, type Kinds } from '../resources/registry.js';
@@ -164,7 +165,8 @@ export async function attributePlan(plan: Plan, result: PlanResult, live: LiveSt
     else if (projectKind) firstProject.set(organization, await anyProject(port, projectKind, organization));
   }
   const projectOf = (organization: string): number | null => firstProject.get(organization) ?? null;
-  const targets = attributionTargets(plan.changes, (c) => kinds.find((k) => k.name === c.kind),
+  // One read per item, also for an item whose change is made in steps.
+  const targets = attributionTargets(changesByItem(plan.changes), (c) => kinds.find((k) => k.name === c.kind),
     (c) => {
       const execution = result.executions.get(c.address);
       return { id: execution?.id ?? null, ...(execution ? { identity: execution.identity } : {}) };

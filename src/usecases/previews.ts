@@ -5,7 +5,7 @@
 // as they run.
 import type { ApiPort } from '../http/port.js';
 import type { PlanAnnotations } from '../plan/annotate.js';
-import type { ChangeAnnotations, PlanResult } from '../plan/types.js';
+import { changeKey, type ChangeAnnotations, type PlanResult } from '../plan/types.js';
 import { mapLimit } from '../util/map-limit.js';
 import { holdsDeferred } from '../plan/references.js';
 
@@ -23,19 +23,19 @@ export interface PreviewOptions {
 export async function runPreviews(result: PlanResult, port: ApiPort, parallelism: number, options: PreviewOptions = {}): Promise<PlanAnnotations> {
   // Only changes of a field the preview looks at ask the API anything.
   const targets = result.plan.changes.filter((c) => {
-    const kind = result.executions.get(c.address)?.kind;
+    const kind = result.executions.get(changeKey(c))?.kind;
     if (!kind?.preview || !(kind.previewActions ?? ['create', 'update']).includes(c.action)) return false;
     // Only changes of a field the preview looks at ask the API anything (a delete is whole).
     return c.action === 'delete' || kind.previewFields === undefined || c.fields.some((f) => kind.previewFields?.includes(f.path.split('.')[0] as string));
   });
-  const always = targets.filter((c) => result.executions.get(c.address)?.kind.previewAlways === true);
-  const informing = options.alwaysOnly ? [] : targets.filter((c) => result.executions.get(c.address)?.kind.previewAlways !== true);
+  const always = targets.filter((c) => result.executions.get(changeKey(c))?.kind.previewAlways === true);
+  const informing = options.alwaysOnly ? [] : targets.filter((c) => result.executions.get(changeKey(c))?.kind.previewAlways !== true);
   const max = options.max ?? DEFAULT_MAX_PREVIEWS;
   const previewed = [...always, ...informing.slice(0, max)];
-  const name = [...new Set(previewed.map((c) => result.executions.get(c.address)?.kind.previewName ?? 'preview'))].join(', ');
+  const name = [...new Set(previewed.map((c) => result.executions.get(changeKey(c))?.kind.previewName ?? 'preview'))].join(', ');
   let done = 0;
   const found = await mapLimit(previewed, parallelism, async (change) => {
-    const execution = result.executions.get(change.address);
+    const execution = result.executions.get(changeKey(change));
     try {
       if (!execution?.kind.preview) return undefined;
       if (change.action === 'delete') {
@@ -55,12 +55,12 @@ export async function runPreviews(result: PlanResult, port: ApiPort, parallelism
   const warnings: string[] = [];
   previewed.forEach((change, i) => {
     const preview = found[i];
-    if (preview?.annotations) changes.set(change.address, preview.annotations);
+    if (preview?.annotations) changes.set(changeKey(change), preview.annotations);
     if (preview?.warning) warnings.push(preview.warning);
   });
   if (informing.length > max) {
     const left = informing.length - max;
-    const what = [...new Set(informing.map((c) => result.executions.get(c.address)?.kind.previewName ?? 'preview'))].join(', ');
+    const what = [...new Set(informing.map((c) => result.executions.get(changeKey(c))?.kind.previewName ?? 'preview'))].join(', ');
     warnings.push(`${what}: previewed ${max} of ${informing.length} changes (each costs a request under the rate limit); `
       + `${left} ${left === 1 ? 'is' : 'are'} not previewed: pass --max-previews ${informing.length} to preview them all, or --no-preview to skip previews`);
   }
@@ -74,11 +74,11 @@ export async function runPreviews(result: PlanResult, port: ApiPort, parallelism
  */
 function ownAnnotations(result: PlanResult, changes: Map<string, ChangeAnnotations> = new Map()): Map<string, ChangeAnnotations> {
   for (const change of result.plan.changes) {
-    const execution = result.executions.get(change.address);
+    const execution = result.executions.get(changeKey(change));
     if (!execution?.kind.annotate) continue;
     const { scope, identity, values, live } = execution;
     const own = execution.kind.annotate({ address: change.address, action: change.action, scope, identity, values, changed: change.fields.map((f) => f.path), ...(live ? { live } : {}) });
-    if (own) changes.set(change.address, { ...changes.get(change.address), ...own });
+    if (own) changes.set(changeKey(change), { ...changes.get(changeKey(change)), ...own });
   }
   return changes;
 }

@@ -12,7 +12,8 @@
 //     ship_variant/ (`variant_key`: the flag serves that variant to everyone, and a running
 //     experiment ends), archive/ (only once ended); the files say where it should be
 //     (`status`, `ship_variant`, `archived`) and the plan sends the calls that get it there, in
-//     order (`followUps`); it never goes back;
+//     order (`followUps`); it never goes back; a create that launches, and an archive after
+//     other changes, are later steps of their own (`laterSteps`);
 //   - after launch the variant keys cannot change, and a running experiment's holdout cannot;
 //   - the API adds `uuid` and `fingerprint` to each metric, the ordered uuid lists, team defaults
 //     to `stats_config` and `filterTestAccounts: true` to `exposure_criteria`: never compared;
@@ -237,6 +238,12 @@ export const experiment: ResourceKind = {
     return { method: 'POST', path: base(s), body: { name, feature_flag_key: key, ...patchBody(rest, undefined), parameters: { feature_flag_variants: toApiVariants(values.variants ?? []) } } };
   },
   updateCall: (s, id, values, live) => callsOf(s, id, values, live)[0] as HttpCall,
+  // Ended then archived (or created, then launched) are ordered changes of their own: each
+  // reported, and after a failure between them the next plan has only what is left.
+  laterSteps: ({ action, values, live }) => [
+    ...(action === 'create' && ((values.status !== undefined && values.status !== 'draft') || typeof values.ship_variant === 'string') ? [['status', 'ship_variant', 'conclusion', 'conclusion_comment']] : []),
+    ...(values.archived === true && live?.archived !== true ? [['archived']] : []),
+  ],
   followUps: (action, s, id, values, live) => (action === 'create' ? lifecycleCalls(experiment.itemPath(s, id), values, undefined) : callsOf(s, id, values, live).slice(1)),
   deleteCall: (s, id) => ({ method: 'PATCH', path: experiment.itemPath(s, id), body: { deleted: true } }),
   activity: { scopes: ['Experiment'], log: 'parent', type: null },
