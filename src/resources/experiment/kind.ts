@@ -21,6 +21,7 @@
 //   - without the organization's enterprise features these paths answer 404 or 403.
 import type { ChangeView, HttpCall, LiveRecord, ReferenceSite, ResourceKind, ScopeCheck, ScopeView, Scope } from '../kind.js';
 import { fieldsFromSchema, lazy } from '../schema.js';
+import { restCollection } from '../rest-collection.js';
 
 const base = (s: Scope) => `/api/projects/${encodeURIComponent(String(s.project))}/experiments/`;
 const fields = lazy(() => fieldsFromSchema('experiment', ['name']));
@@ -216,14 +217,7 @@ export const experiment: ResourceKind = {
     holdsAfter: (values) => values.archived === true,
   },
   unavailable: 'experiments are not available here: the API answers experiments, holdouts and saved metrics only where the organization has its enterprise features',
-  createStatuses: [201],
-  deleteStatuses: [200],
-  displayKey: (raw) => String(raw),
-  matchKey: (key) => key,
-  collectionPath: base,
-  itemPath: (s, id) => `${base(s)}${encodeURIComponent(String(id))}/`,
-  liveId: (r) => r.id as number,
-  isGone: (r) => r.deleted === true,
+  ...restCollection({ base, deletes: 'soft' }),
   readAs: (r) => ({
     ...r,
     feature_flag: isObj(r.feature_flag) ? r.feature_flag.key : r.feature_flag_key ?? null,
@@ -245,7 +239,6 @@ export const experiment: ResourceKind = {
     ...(values.archived === true && live?.archived !== true ? [['archived']] : []),
   ],
   followUps: (action, s, id, values, live) => (action === 'create' ? lifecycleCalls(experiment.itemPath(s, id), values, undefined) : callsOf(s, id, values, live).slice(1)),
-  deleteCall: (s, id) => ({ method: 'PATCH', path: experiment.itemPath(s, id), body: { deleted: true } }),
   activity: { scopes: ['Experiment'], log: 'parent', type: null },
   explainFailure: (op, message) => (op === 'create' && /not eligible for experiments|must have control as the first variant/i.test(message)
     ? `${message} — a flag with this key exists: an experiment takes an existing flag only when it is multivariate with control as the first of 2 or more variants; give the experiment a new key, or make that flag so (not retried)`
