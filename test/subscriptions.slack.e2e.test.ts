@@ -41,7 +41,7 @@ ${lines}`;
 beforeAll(async () => {
   const seed = await loadSeedFile(join(ROOT, 'examples/analytics/sandbox/seed.yaml')) as { organizations: Array<{ projects: Rec[] }> };
   const [dev, staging] = seed.organizations[0]!.projects as [Rec, Rec];
-  dev.integrations = [...(dev.integrations as Rec[]), { kind: 'github', name: 'Acme GitHub' }];
+  dev.integrations = [...(dev.integrations as Rec[]), { kind: 'github', name: 'Acme GitHub' }, { kind: 'slack', name: 'Beta Slack', channels: ['general'] }];
   staging.integrations = [{ kind: 'slack', name: 'Staging Slack', channels: ['growth'] }];
   sandbox = await inProcessSandbox({ seed: seed as never });
   ws = workspace(sandbox);
@@ -93,6 +93,18 @@ describe('a Slack subscription by channel and integration name', () => {
     await clean(['apply', file, '--auto-approve']);
     expect((await subscriptions())[0]).toMatchObject({ target_value: expect.stringMatching(/^C\w+\|#general$/), integration_id: acme.id });
     expect((await deliveries())[String((live as Rec).id)]).toBe(2);
+
+    // Another workspace: the integration changed alone sends the channel again, found in that workspace.
+    const acmeGeneral = ((await subscriptions())[0] as Rec).target_value;
+    ws.write('hogsync.yaml', readFileSync(file, 'utf8').replace('integration: Acme Slack', 'integration: Beta Slack'));
+    const moved = JSON.parse((await clean(['plan', file, '--format', 'json'])).stdout) as PlanJson;
+    expect(moved.changes.find((c) => c.address === ADDRESS)).toMatchObject({ action: 'update', sends_delivery: true });
+    await clean(['apply', file, '--auto-approve']);
+    const beta = (await integrations(3001)).find((i) => i.display_name === 'Beta Slack') as Rec;
+    const after = (await subscriptions())[0] as Rec;
+    expect(after).toMatchObject({ target_value: expect.stringMatching(/^C\w+\|#general$/), integration_id: beta.id });
+    expect(after.target_value).not.toBe(acmeGeneral);
+    expect((await deliveries())[String((live as Rec).id)]).toBe(3);
     expect((await ws.cli(['plan', file, '--detailed-exitcode'])).code).toBe(0);
   });
 
@@ -100,12 +112,12 @@ describe('a Slack subscription by channel and integration name', () => {
     await clean(['export', '--organization', ORG, '--project', '3001', '--kind', 'subscriptions', '--out', ws.path('exported.yaml')]);
     const exported = readFileSync(ws.path('exported.yaml'), 'utf8');
     expect(exported).toMatch(/- title: Growth to Slack\n(\s+\w+: .*\n)*?\s+target_type: slack\n\s+target_value: "#general"\n/);
-    expect(exported).toMatch(/integration: Acme Slack/);
+    expect(exported).toMatch(/integration: Beta Slack/);
     const again = await ws.cli(['plan', ws.path('exported.yaml'), '--detailed-exitcode']);
     expect(again.code, again.stdout + again.stderr).toBe(0);
     const shown = (await clean(['show', ADDRESS])).stdout;
     expect(shown).toMatch(/target_value: "#general"/);
-    expect(shown).toMatch(/integration: Acme Slack/);
+    expect(shown).toMatch(/integration: Beta Slack/);
   });
 
   it('validate refuses offline a Slack target without its integration or with a list, and a channel or an integration for email', async () => {
@@ -156,7 +168,7 @@ projects:
 `);
     const r = await ws.cli(['plan', names]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/names\.yaml:7:\d+: subscription "Typo": integration: project 3001 has no Slack integration "Acme Slak" \(did you mean "Acme Slack"\?\); its Slack integrations: Acme Slack/);
+    expect(r.stderr).toMatch(/names\.yaml:7:\d+: subscription "Typo": integration: project 3001 has no Slack integration "Acme Slak" \(did you mean "Acme Slack"\?\); its Slack integrations: Acme Slack, Beta Slack/);
     expect(r.stderr).toMatch(/names\.yaml:11:\d+: subscription "GitHub": integration: "Acme GitHub" is a github integration of project 3001, and the API delivers Slack subscriptions only through a Slack integration/);
 
     const channel = ws.write('channel.yaml', declared('            target_type: slack\n            target_value: "#nope"\n            integration: Acme Slack\n'));
