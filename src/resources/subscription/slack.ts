@@ -64,6 +64,13 @@ async function known(project: number | null): Promise<Integration[]> {
 /** Synchronous view of what was read: the resolved integrations, by project. */
 const resolved = new Map<number, Integration[]>();
 
+/** A run starts from nothing: what an earlier run in this process read may have changed since. */
+function forget(): void {
+  integrationsRead.clear();
+  channelsRead.clear();
+  resolved.clear();
+}
+
 /** The name of the integration of this id, where this run read its project's (ids are the instance's, never repeated). */
 export function integrationNamed(id: unknown): string | undefined {
   for (const list of resolved.values()) {
@@ -92,6 +99,7 @@ const hasId = (value: string) => /^[A-Z0-9]+\|/.test(value);
 
 /** A Slack subscription declared present: its integration must be the project's Slack integration, by name. */
 export async function prepareSlack(items: readonly PreparedItem[], port: KindPort): Promise<{ problems: Located[]; warnings: Located[] }> {
+  forget();
   const problems: Located[] = [];
   for (const item of items) {
     if (item.ensure !== 'present' || item.fields.target_type !== 'slack') continue;
@@ -121,6 +129,7 @@ function unknownIntegration(name: string, project: number, all: readonly Integra
 
 /** Before export or show: the integrations of the projects whose live subscriptions deliver to Slack. */
 export async function prepareSlackExport(records: ReadonlyArray<{ record: LiveRecord; scope: Scope }>, port: KindPort): Promise<void> {
+  forget();
   const projects = new Set(records.filter(({ record }) => record.target_type === 'slack' && record.deleted !== true).map(({ scope }) => scope.project));
   for (const project of projects) if (project !== null) resolved.set(project, await integrationsOf(port, project));
 }
