@@ -119,6 +119,7 @@ const EXCLUDED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
     dashboard: 'the dashboard the subscription is declared under: sent by the kind itself',
     insight: 'the insight the subscription is declared under: sent by the kind itself',
     invite_message: 'the text of the e-mail that invites new recipients, write-only',
+    integration_id: 'the Slack integration of a Slack target: written by name as `integration`, sent by id by the kind itself',
   },
 };
 

@@ -37,7 +37,7 @@ describe('expectNoSecret (the check the rest of this file relies on)', () => {
 // 1. Every sandbox endpoint: 401 without a valid key, 403 naming the scope without it.
 // ---------------------------------------------------------------------------------------------
 
-const OBJECTS = ['project', 'organization', 'organization_member', 'access_control', 'feature_flag', 'activity_log', 'event_definition', 'cohort', 'action', 'hog_function', 'survey', 'early_access_feature', 'user', 'insight', 'dashboard', 'experiment', 'alert', 'subscription'] as const;
+const OBJECTS = ['project', 'organization', 'organization_member', 'access_control', 'feature_flag', 'activity_log', 'event_definition', 'cohort', 'action', 'hog_function', 'survey', 'early_access_feature', 'user', 'insight', 'dashboard', 'experiment', 'alert', 'subscription', 'integration'] as const;
 type Scope = `${(typeof OBJECTS)[number]}:${'read' | 'write'}`;
 const SCOPES: Scope[] = OBJECTS.flatMap((o) => [`${o}:read`, `${o}:write`] as Scope[]);
 
@@ -223,6 +223,10 @@ const ENDPOINTS: Endpoint[] = [
       { method: 'PATCH', pattern: `/api/${root}/:project/subscriptions/:id/`, path: (ids) => `${subscriptions}${ids.subscription}/`, scope: 'subscription:write', body: { title: 'x' } },
       // Answers 405 to a caller that may write: deleted with PATCH {"deleted": true}.
       { method: 'DELETE', pattern: `/api/${root}/:project/subscriptions/:id/`, path: (ids) => `${subscriptions}${ids.subscription}/`, scope: 'subscription:write' },
+      // The project's integrations (the seed's Slack one is 1), read for Slack subscriptions.
+      { method: 'GET', pattern: `/api/${root}/:project/integrations/`, path: () => `/api/${root}/${PROJECT}/integrations/`, scope: 'integration:read' },
+      { method: 'GET', pattern: `/api/${root}/:project/integrations/:id/`, path: () => `/api/${root}/${PROJECT}/integrations/1/`, scope: 'integration:read' },
+      { method: 'GET', pattern: `/api/${root}/:project/integrations/:id/channels/`, path: () => `/api/${root}/${PROJECT}/integrations/1/channels/`, scope: 'integration:read' },
     ];
   }),
   { method: 'GET', pattern: '/api/organizations/', path: () => '/api/organizations/', scope: 'organization:read' },
@@ -273,6 +277,7 @@ describe('sandbox: every endpoint checks the key and its scope', () => {
         experiment_holdouts: [{ name: 'Holdout', filters: [{ rollout_percentage: 5 }] }],
         experiment_saved_metrics: [{ name: 'Views', query: { kind: 'ExperimentMetric', metric_type: 'mean', source: { kind: 'EventsNode', event: '$pageview' } } }],
         experiments: [{ name: 'Test', feature_flag_key: 'test-experiment', parameters: { feature_flag_variants: [{ key: 'control' }, { key: 'test' }] } }],
+        integrations: [{ kind: 'slack', name: 'Acme Slack', channels: ['growth'] }],
       }],
       proxy_records: [{ domain: 'e.example.com', status: 'valid' }],
       roles: [{ name: 'Support', members: ['mia@example.com'] }],

@@ -201,6 +201,15 @@ export interface PreviewInput {
 
 export interface PreviewResult { annotations?: ChangeAnnotations; warning?: string }
 
+/** A planned create or update as a kind's prepareSends sees it: `values` (what it sends) may be completed in place. */
+export interface SentChange {
+  address: string;
+  action: 'create' | 'update';
+  scope: Scope;
+  values: Record<string, unknown>;
+  live?: LiveRecord;
+}
+
 /** Records the API's default list leaves out (archived flags), read only where they matter. */
 export interface HeldBack {
   /** Query of the list that holds them (`archived=true`). */
@@ -621,6 +630,12 @@ export interface ResourceKind {
    * does not carry). Answers plan errors and warnings, each at the line of the item concerned.
    */
   prepare?(items: readonly PreparedItem[], port: KindPort, context: { anyProject?: number }): Promise<{ problems: Located[]; warnings: Located[] }>;
+  /**
+   * Optional: what the kind reads of the API once the plan is made, for what its creates and
+   * updates send (a Slack channel written by name: its id), only for those changes; completes
+   * their values in place. Each problem is a plan error at the change's line, before anything is sent.
+   */
+  prepareSends?(sends: readonly SentChange[], port: KindPort): Promise<Array<{ address: string; message: string }>>;
   /** Optional: what the kind reads of the API before export or show writes its live records (a hog function's template schemas). */
   prepareExport?(records: ReadonlyArray<{ record: LiveRecord; scope: Scope }>, port: KindPort): Promise<void>;
   /** What the preview is called in progress lines and notes ("blast radius"). */

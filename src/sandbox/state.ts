@@ -163,7 +163,7 @@ export interface PersonState extends JsonObject { project: number; distinct_id: 
 /** Scope objects of personal API keys, as the real API names them (posthog/scopes.py, APIScopeObject). */
 export const SCOPE_OBJECTS = [
   'project', 'organization', 'organization_member', 'feature_flag', 'activity_log', 'cohort', 'action', 'hog_function',
-  'event_definition', 'access_control', 'experiment', 'survey', 'early_access_feature', 'user', 'insight', 'dashboard', 'alert', 'subscription',
+  'event_definition', 'access_control', 'experiment', 'survey', 'early_access_feature', 'user', 'insight', 'dashboard', 'alert', 'subscription', 'integration',
 ] as const;
 export type Scope = `${(typeof SCOPE_OBJECTS)[number]}:${'read' | 'write'}`;
 export const ALL_SCOPES: readonly Scope[] = SCOPE_OBJECTS.flatMap((o) => [`${o}:read` as Scope, `${o}:write` as Scope]);

@@ -29,7 +29,7 @@ import { runPreviews } from './previews.js';
 import { previewing, reading, withClient, type ApiSettings, type Observer } from './session.js';
 import { needsResolving, organizationResolver, resolveAddressOrganizations, resolveOrganizations, resolveOrganizationsThen } from './organizations.js';
 import { resolveNamedItems } from './named-items.js';
-import { prepareKinds } from './prepare-kinds.js';
+import { prepareKinds, prepareSends } from './prepare-kinds.js';
 import { unsetSecrets } from '../plan/unset.js';
 import { ConfigErrors } from '../config/problems.js';
 import { nextTurnAhead } from '../util/turns.js';
@@ -133,6 +133,8 @@ async function readAndPlan(client: ApiClient, desired: DesiredState, settings: A
   // An unset write-only secret: an error where a change would send it, else a note.
   const unset = unsetSecrets(result);
   if (unset.errors.length > 0) throw new ConfigErrors(unset.errors);
+  // What the changes send that only the API knows (a Slack channel's id): read for them alone.
+  if (request.kind !== 'drift') await prepareSends(client, result);
   const warnings = [...unset.notes, ...(result.checks ?? []), ...(request.safetyWarnings ? safetyWarnings(result, request.kinds) : [])];
   // Without previews, still those that name what the API does without a word (an insight's alerts deleted with it).
   const previews = await previewing(client, observer, (onProgress) => runPreviews(result, client, settings.parallelism,

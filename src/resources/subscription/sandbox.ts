@@ -5,6 +5,10 @@
 //   - exactly one of `dashboard` and `insight`, fixed at create; `dashboard_export_insights` 1–6
 //     insights on that dashboard; `start_date` required, read back as `+00:00`; `invite_message`
 //     write-only; a schedule already ended (`until_date` past) is refused;
+//   - a Slack target (`target_type: slack`, target_value `CHANNEL_ID|#name`) needs the project's
+//     Slack integration by `integration_id` (SubscriptionSerializer.validate): none, one of another
+//     project (or none of that id), or one of another kind is refused; the integrations list and
+//     its channels are in ./sandbox-integrations.ts;
 //   - creating an enabled subscription, and a PATCH of target_value, target_type, integration_id,
 //     the subject or the exported insights, or re-enabling, sends a delivery at once: the sandbox
 //     counts them (POST /_sandbox/deliveries/ answers the counts by subscription id);
@@ -20,6 +24,7 @@ import { paginate } from '../../sandbox/pagination.js';
 import type { SandboxState } from '../../sandbox/state.js';
 import { booleanRule, integerRule, stringRule, validatePartial } from '../../sandbox/validation.js';
 import { DASHBOARDS, INSIGHTS, tilesOf } from '../dashboard/tiles-store.js';
+import { integrationIn, integrationRoutes, integrationSeed } from './sandbox-integrations.js';
 
 export const SUBSCRIPTIONS = 'subscriptions';
 const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
@@ -87,6 +92,16 @@ function checkSchedule(ctx: KindContext, record: JsonObject): void {
   }
 }
 
+/** A Slack target needs the project's Slack integration (the serializer's words, by attr). */
+function checkTarget(ctx: KindContext, record: JsonObject): void {
+  if (record.target_type !== 'slack') return;
+  const id = record.integration_id;
+  if (id === null || id === undefined || id === 0) throw validationError('integration_id', 'A Slack integration is required for Slack subscriptions.', 'invalid_input');
+  const found = integrationIn(ctx.state, ctx.project?.id, id);
+  if (!found) throw validationError('integration_id', 'This integration does not exist or does not belong to your team.', 'invalid_input');
+  if (found.kind !== 'slack') throw validationError('integration_id', 'Slack subscriptions require a Slack integration.', 'invalid_input');
+}
+
 function deliver(record: JsonObject): void {
   record.deliveries = ((record.deliveries as number | undefined) ?? 0) + 1;
 }
@@ -111,6 +126,7 @@ function create(ctx: KindContext): JsonObject {
     integration_id: clone(body.integration_id ?? null), deleted: false, created_at: nowIso(), created_by: clone(ctx.state.user),
   };
   checkSchedule(ctx, record);
+  checkTarget(ctx, record);
   ids.subscription = (record.id as number) + 1;
   if (record.enabled === true) deliver(record);
   subscriptionsOf(ctx.state).push(record);
@@ -132,6 +148,7 @@ function update(record: JsonObject, ctx: KindContext): void {
   if (body.dashboard_export_insights !== undefined) next.dashboard_export_insights = exported(ctx, record.dashboard as Json, body.dashboard_export_insights);
   if (body.integration_id !== undefined) next.integration_id = clone(body.integration_id);
   checkSchedule(ctx, next);
+  checkTarget(ctx, next);
   const reEnabled = record.enabled === false && next.enabled === true;
   const changed = DELIVERING.some((f) => f in body && JSON.stringify(body[f]) !== JSON.stringify(record[f]));
   Object.assign(record, next);
@@ -175,6 +192,8 @@ export const model: SandboxModel = {
   delete: 'soft',
   softDelete: 'deleted',
   fields: {},
+  routes: integrationRoutes,
+  seeds: [integrationSeed],
   activity: {
     scope: 'Subscription',
     name: (r) => String(r.title ?? ''),
