@@ -20,6 +20,8 @@ type Rec = Record<string, unknown>;
 type PlanJson = { changes: Array<Rec & { address: string; action: string }> };
 const ADDRESS = `subscription:${ORG}/3001/dashboard/Growth/Growth to Slack`;
 
+/** A key with every scope of dashboards and their subscriptions but not `integration:read`. */
+const NO_INTEGRATIONS_KEY = 'phx_subscriptions_without_integrations_000';
 let sandbox: SandboxHandle;
 let ws: Workspace;
 let http: Api;
@@ -43,6 +45,7 @@ beforeAll(async () => {
   const [dev, staging] = seed.organizations[0]!.projects as [Rec, Rec];
   dev.integrations = [...(dev.integrations as Rec[]), { kind: 'github', name: 'Acme GitHub' }, { kind: 'slack', name: 'Beta Slack', channels: ['general'] }];
   staging.integrations = [{ kind: 'slack', name: 'Staging Slack', channels: ['growth'] }];
+  (seed as Rec).keys = [{ key: NO_INTEGRATIONS_KEY, scopes: ['organization:read', 'project:read', 'insight:read', 'dashboard:read', 'subscription:write'] }];
   sandbox = await inProcessSandbox({ seed: seed as never });
   ws = workspace(sandbox);
   http = api(sandbox.baseUrl, sandbox.apiKey);
@@ -202,5 +205,20 @@ projects:
     expect(sent.some((r) => /\/channels\//.test(r.path))).toBe(true);
     const problems = sent.flatMap((r) => validateRequest(r.method, r.path, r.body).filter((p) => !tolerated(r.method, r.path, p)).map((p) => `${r.method} ${r.path}: ${p}`));
     expect(problems).toEqual([]);
+  });
+});
+describe('the key\'s scopes', () => {
+  it('a Slack subscription needs integration:read: said before anything is read, with the other missing scopes', async () => {
+    const limited = workspace({ baseUrl: sandbox.baseUrl, apiKey: NO_INTEGRATIONS_KEY });
+    const file = limited.write('slack.yaml', declared('            target_type: slack\n            target_value: "#growth"\n            integration: Acme Slack\n'));
+    const reads = () => Object.entries(sandbox.stats.byRoute).filter(([route]) => /dashboards|subscriptions|integrations/.test(route)).map(([, n]) => n);
+    const before = JSON.stringify(reads());
+    const r = await limited.cli(['plan', file]);
+    limited.remove();
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/integration:read/);
+    expect(r.stdout).toBe('');
+    // Refused up front: not one dashboard, subscription or integration was read with this key.
+    expect(JSON.stringify(reads())).toBe(before);
   });
 });

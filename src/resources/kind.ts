@@ -373,6 +373,8 @@ export interface ResourceKind {
    * `feature_flag:read` and `:write`): a run checks the key has them before it reads.
    */
   readonly apiScope?: string;
+  /** Optional: other read scopes a declared item's fields make the run need (a Slack subscription: `integration:read`, for its integration by name). */
+  readScopesOf?(fields: Record<string, unknown>): readonly string[];
   /** Whether `prune: {<configKey>: true}` makes the configuration own this kind (delete what it does not declare). */
   readonly prunable: boolean;
   /** The identity field in the file and in API records. */

@@ -53,13 +53,21 @@ export function writeScopesOf(desired: DesiredState, kinds: Kinds): string[] {
 
 /**
  * Refuses a run whose key lacks a scope its reads need: every one of them in one line, and for a
- * plan (`desired` given) the write scopes its files' changes may need.
+ * plan the write scopes its files' changes may need.
  */
-export function requireReadScopes(granted: readonly string[], reads: readonly CollectionRead[], desired: DesiredState | undefined, kinds: Kinds): void {
+export function requireReadScopes(granted: readonly string[], reads: readonly CollectionRead[], desired: DesiredState, plan: boolean, kinds: Kinds): void {
   const read = new Set<string>();
   for (const r of reads) if (r.kind.apiScope !== undefined) read.add(`${r.kind.apiScope}:read`);
+  // What the read kinds' declared items read besides (a Slack subscription's integrations).
+  const readKinds = new Set(reads.map((r) => r.kind));
+  for (const org of desired.organizations) {
+    for (const item of org.items) {
+      const kind = kinds.find((k) => k.name === item.kind);
+      if (kind?.readScopesOf && readKinds.has(kind)) for (const scope of kind.readScopesOf(item.fields)) read.add(scope);
+    }
+  }
   const missing = sorted(read).filter((s) => !grants(granted, s));
-  if (missing.length > 0) throw new MissingScopes(missing, desired ? writeScopesOf(desired, kinds).filter((s) => !grants(granted, s)) : []);
+  if (missing.length > 0) throw new MissingScopes(missing, plan ? writeScopesOf(desired, kinds).filter((s) => !grants(granted, s)) : []);
 }
 
 /**
@@ -74,6 +82,7 @@ export function requireDeclaredScopes(granted: readonly string[], desired: Desir
     for (const item of org.items) {
       add(item.kind);
       for (const ref of item.references ?? []) add(ref.kind);
+      for (const scope of byName.get(item.kind)?.readScopesOf?.(item.fields) ?? []) read.add(scope);
     }
     for (const kind of kinds) if (kind.prunable && org.prune[kind.configKey] === true) add(kind.name);
   }

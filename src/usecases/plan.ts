@@ -92,7 +92,6 @@ export async function planWith(client: ApiClient, desired: DesiredState, setting
     // --target addresses name the organization as files may (a slug, @current): compared by its UUID.
     const targets = request.targets && { ...request.targets, addresses: await resolveAddressOrganizations(request.targets.addresses, resolve) };
     await resolveNamedItems(client, desired, kinds);
-    await prepareKinds(client, desired, kinds);
     return await readAndPlan(client, desired, settings, targets ? { ...request, targets } : request, observer, granted);
   } catch (err) {
     throw err instanceof UnknownOrganization ? declaredHere(err, desired) : err;
@@ -113,7 +112,9 @@ async function readAndPlan(client: ApiClient, desired: DesiredState, settings: A
   // The key's scopes, asked once where there is something to read: every read scope it lacks is
   // said in one line before the reads (a plan, with the write scopes the files' changes will need).
   const granted = asked ? asked.scopes : reads.length > 0 ? await keyScopes(client) : undefined;
-  if (granted) requireReadScopes(granted, reads, request.kind === 'plan' ? desired : undefined, kinds);
+  if (granted) requireReadScopes(granted, reads, desired, request.kind === 'plan', kinds);
+  // What the kinds read to check and compare their items (templates, integrations), once the key may.
+  await prepareKinds(client, desired, kinds);
   const { feed, fallback } = request.since ? await changeFeed(client, desired, kinds, request.since, settings.parallelism, observer) : {};
   let targets = request.targets;
   let prefetched: LiveState | undefined;

@@ -139,6 +139,8 @@ export const subscription: ResourceKind = {
   // Written with their dashboard or insight: only when --kind names them.
   exportedByDefault: false,
   canCreate: true,
+  // A Slack target names the project's integration: its list is read.
+  readScopesOf: (fields) => (fields.target_type === 'slack' ? ['integration:read'] : []),
   get fields() { return fields(); },
   sandbox: () => import('./sandbox.js'),
   references: [{ field: 'insights', path: '[]', key: 'insight', kind: 'insight' }],
