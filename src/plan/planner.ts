@@ -523,7 +523,6 @@ function ranksOf(ordered: NonNullable<ResourceKind['orderedBy']>, items: readonl
   return new Map(among.map((i, n) => [i, n + 1]));
 }
 
-/** The declared items as kinds see them: themselves, through the view's narrower type (a copy of each was an object for each of 20 000 flags, for every check). */
 /**
  * The item a live one no file declares where it is has moved to (kind.parentFixed): declared
  * present, of the same identity, under another parent item of the project, where it does not
@@ -536,6 +535,7 @@ function movedItem(kind: ResourceKind, org: DesiredOrganization, scope: Scope, k
     && !(live.find(kind, scopeOfItem(i)) ?? []).some((r) => !kind.isGone(r) && kind.matchKey(kind.displayKey(identityOf(kind, r))) === match));
 }
 
+/** The declared items as kinds see them: themselves, through the view's narrower type (a copy of each was an object for each of 20 000 flags, for every check). */
 function holdItems(items: readonly DesiredItem[]): HoldView['items'] {
   return items;
 }
