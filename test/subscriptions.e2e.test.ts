@@ -12,8 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 import { api, inProcessSandbox, ROOT, stopAllSandboxes, type Api } from './support/sandbox.js';
 import { ORG, workspace, type Workspace } from './support/workspace.js';
-import { validateRequest } from './support/openapi.js';
-import { tolerated } from './support/openapi-tolerated.js';
+import { fixtureProblems, recordCliRequests, type SentRequest } from './support/cli-requests.js';
 
 type Rec = Record<string, unknown>;
 type PlanJson = { changes: Array<Rec & { address: string; action: string }> };
@@ -26,19 +25,14 @@ let ws: Workspace;
 let http: Api;
 let file: string;
 /** What the CLI sent (its user agent) for alerts and subscriptions, checked against the OpenAPI fixture at the end. */
-const sent: Array<{ method: string; path: string; body: unknown }> = [];
+let sent: SentRequest[] = [];
 
 beforeAll(async () => {
   sandbox = await inProcessSandbox({ seed: join(EXAMPLE, 'sandbox/seed.yaml') });
   ws = workspace(sandbox);
   http = api(sandbox.baseUrl, sandbox.apiKey);
   cpSync(EXAMPLE, ws.dir, { recursive: true });
-  sandbox.server.on('request', (req: import('node:http').IncomingMessage) => {
-    if (!String(req.headers['user-agent']).startsWith('hogsync/') || !/\/(alerts|subscriptions)\//.test(req.url ?? '')) return;
-    let text = '';
-    req.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
-    req.on('end', () => { sent.push({ method: req.method ?? '', path: req.url ?? '', body: text === '' ? undefined : JSON.parse(text) as unknown }); });
-  });
+  sent = recordCliRequests(sandbox, /\/(alerts|subscriptions)\//);
   file = ws.path('hogsync.yaml');
 });
 afterAll(async () => {
@@ -265,7 +259,7 @@ ${DAU}`);
 
   it('every alert and subscription request the CLI sent is one the OpenAPI fixture accepts', () => {
     expect(sent.filter((r) => r.method !== 'GET').length).toBeGreaterThan(5);
-    const problems = sent.flatMap((r) => validateRequest(r.method, r.path, r.body).filter((p) => !tolerated(r.method, r.path, p)).map((p) => `${r.method} ${r.path}: ${p}`));
+    const problems = fixtureProblems(sent);
     expect(problems).toEqual([]);
   });
 });

@@ -13,8 +13,7 @@ import { loadSeedFile } from '../src/sandbox/seed.js';
 import type { SandboxHandle } from '../src/sandbox/server.js';
 import { api, inProcessSandbox, ROOT, stopAllSandboxes, type Api } from './support/sandbox.js';
 import { ORG, workspace, type Workspace } from './support/workspace.js';
-import { validateRequest } from './support/openapi.js';
-import { tolerated } from './support/openapi-tolerated.js';
+import { fixtureProblems, recordCliRequests, type SentRequest } from './support/cli-requests.js';
 
 type Rec = Record<string, unknown>;
 type PlanJson = { changes: Array<Rec & { address: string; action: string }> };
@@ -26,7 +25,7 @@ let sandbox: SandboxHandle;
 let ws: Workspace;
 let http: Api;
 /** What the CLI sent (its user agent) to subscriptions and integrations. */
-const sent: Array<{ method: string; path: string; body: unknown }> = [];
+let sent: SentRequest[] = [];
 
 const declared = (lines: string) => `organization: ${ORG}
 projects:
@@ -49,12 +48,7 @@ beforeAll(async () => {
   sandbox = await inProcessSandbox({ seed: seed as never });
   ws = workspace(sandbox);
   http = api(sandbox.baseUrl, sandbox.apiKey);
-  sandbox.server.on('request', (req: import('node:http').IncomingMessage) => {
-    if (!String(req.headers['user-agent']).startsWith('hogsync/') || !/\/(integrations|subscriptions)\//.test(req.url ?? '')) return;
-    let text = '';
-    req.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
-    req.on('end', () => { sent.push({ method: req.method ?? '', path: req.url ?? '', body: text === '' ? undefined : JSON.parse(text) as unknown }); });
-  });
+  sent = recordCliRequests(sandbox, /\/(integrations|subscriptions)\//);
 });
 afterAll(async () => {
   ws.remove();
@@ -203,7 +197,7 @@ projects:
 
   it('every subscription and integration request the CLI sent is one the OpenAPI fixture accepts', () => {
     expect(sent.some((r) => /\/channels\//.test(r.path))).toBe(true);
-    const problems = sent.flatMap((r) => validateRequest(r.method, r.path, r.body).filter((p) => !tolerated(r.method, r.path, p)).map((p) => `${r.method} ${r.path}: ${p}`));
+    const problems = fixtureProblems(sent);
     expect(problems).toEqual([]);
   });
 });
