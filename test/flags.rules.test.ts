@@ -90,7 +90,7 @@ describe('what holds a flag', () => {
 });
 
 describe('the blast radius of a flag that is off', () => {
-  const port = (affected: number, total: number): KindPort => ({ request: async <T>() => ({ status: 200, body: { affected, total } as T }) });
+  const port = (affected: number, total: number): KindPort => ({ request: async <T>() => ({ status: 200, body: { affected, total } as T }), listAll: async () => [] });
   const input = (values: Record<string, unknown>, live?: Record<string, unknown>) => ({
     address: 'feature_flag:ORG/1/f', action: 'update' as const, scope: { organization: 'ORG', project: 1 }, identity: 'f',
     values: { filters: { groups: [{ rollout_percentage: 100 }] }, ...values }, changed: ['filters'], ...(live ? { live } : {}),

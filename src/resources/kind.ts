@@ -154,6 +154,8 @@ export interface Located { position: FilePosition; message: string }
 
 export interface KindPort {
   request<T = unknown>(method: HttpCall['method'], path: string, options?: { body?: unknown; okStatuses?: number[]; idempotent?: boolean }): Promise<{ status: number; body: T }>;
+  /** Every item of a list, following its `next` links as the client does (on the API's own host only). */
+  listAll<T = Record<string, unknown>>(path: string): Promise<T[]>;
 }
 
 export interface BlastRadius {

@@ -6,7 +6,7 @@
 // parent's items, its `prune` switch, and for kinds shared across projects the organization-level
 // list with `projects:` and `overrides:`. `npm run build` writes the file (scripts/build-schema.js);
 // a test checks that the committed file is what this composes.
-import type { KindName } from './kind.js';
+import { parentNames, type KindName } from './kind.js';
 
 type Node = Record<string, unknown>;
 
@@ -75,7 +75,7 @@ export function composeSchema(base: Node, kinds: readonly ComposedKind[], fragme
     if (kind.parent === 'organization') {
       properties[kind.configKey] = list.schema ? clone(list.schema) : { type: 'array', items, description: list.description };
     } else {
-      for (const parentName of [kind.parent, ...(kind.alsoUnder ?? [])]) {
+      for (const parentName of parentNames(kind)) {
         const parent = byName.get(parentName);
         const parentDef = parent ? defs[parent.name] : undefined;
         if (!parent || !parentDef) throw new Error(`${kind.name}: its parent ${parentName} must come first in the registry`);

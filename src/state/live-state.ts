@@ -63,9 +63,11 @@ export async function streamCollections(port: ApiPort, reads: readonly Collectio
   const all = [...direct, ...hidden];
   const api = sharedReads(port, new Set([...reads, ...hidden].flatMap((read) => [
     ...read.kind.companions?.(read.scope).map((c) => c.path) ?? [],
-    // A kind listed once per project for all its parent items: that one list, asked once.
+    // A kind listed once per project: that list's GET is shared with a companion of the same path (the alert limit's project_alerts).
     ...(read.kind.listedPerProject ? [read.kind.collectionPath(projectScopeOf(read.scope))] : []),
   ])));
+  // The one list per project of kinds listedPerProject, read and checked once for all its parent items.
+  const projectLists = new Map<string, Promise<LiveRecord[]>>();
   type Unit = { read: CollectionRead; id?: string | number; search?: string };
   const asked: Unit[] = all.flatMap((read) => [
     ...(read.list ? [{ read }] : []),
@@ -93,7 +95,7 @@ export async function streamCollections(port: ApiPort, reads: readonly Collectio
     const records = p.records.length === 0 ? last : [...p.records.splice(0), ...last];
     const waiting = parentLists.get(read);
     if (waiting) {
-      const task = readChildren(api, read.kind, records, waiting, onCollection);
+      const task = readChildren(api, read.kind, records, waiting, onCollection, projectLists);
       task.catch(() => undefined);
       children.push(task);
     }
@@ -161,7 +163,7 @@ function needsParentId(read: CollectionRead): boolean {
  * parent the API does not have yet holds nothing.
  */
 async function readChildren(api: ApiPort, parentKind: ResourceKind, parents: readonly LiveRecord[], reads: readonly CollectionRead[],
-  onCollection: (read: CollectionRead, collection: LiveCollection) => void): Promise<void> {
+  onCollection: (read: CollectionRead, collection: LiveCollection) => void, projectLists: Map<string, Promise<LiveRecord[]>>): Promise<void> {
   const byKey = new Map<string, LiveRecord>();
   for (const r of parents) {
     if (!parentKind.isGone(r)) byKey.set(parentKind.matchKey(parentKind.displayKey(identityOf(parentKind, r))), r);
@@ -175,7 +177,7 @@ async function readChildren(api: ApiPort, parentKind: ResourceKind, parents: rea
       return onCollection(read, { kind: read.kind, scope: read.scope, records: [], ...(companions ? { meta: { companions } } : {}) });
     }
     const scope = withParentId(read.scope, parentKind.liveId(record));
-    const records = read.kind.listedPerProject ? await heldRecords(api, read.kind, scope, parentKind) : await listRecords(api, read.kind, scope, true, read.query);
+    const records = read.kind.listedPerProject ? await heldRecords(api, read.kind, scope, parentKind, projectLists) : await listRecords(api, read.kind, scope, true, read.query);
     const meta = listMeta(records);
     return onCollection(read, { kind: read.kind, scope, records, ...(meta ? { meta } : {}) });
   });
@@ -186,9 +188,12 @@ function projectScopeOf(scope: Scope): Scope {
   return { organization: scope.organization, project: scope.project };
 }
 
-/** The records a parent item holds, out of its project's one list of the kind (asked once, shared by the parent items). */
-async function heldRecords(api: ApiPort, kind: ResourceKind, scope: Scope, parentKind: ResourceKind): Promise<LiveRecord[]> {
-  const all = await listRecords(api, kind, projectScopeOf(scope), true);
+/** The records a parent item holds, out of its project's one list of the kind (read once, kept in `projectLists` for the other parent items). */
+async function heldRecords(api: ApiPort, kind: ResourceKind, scope: Scope, parentKind: ResourceKind, projectLists: Map<string, Promise<LiveRecord[]>>): Promise<LiveRecord[]> {
+  const path = kind.collectionPath(projectScopeOf(scope));
+  let listed = projectLists.get(path);
+  if (!listed) projectLists.set(path, (listed = listRecords(api, kind, projectScopeOf(scope), true)));
+  const all = await listed;
   const id = String(scope.parent?.id);
   // What the list said besides its records (the companions an item is made with) stays with each part.
   return withListMeta(all.filter((r) => {

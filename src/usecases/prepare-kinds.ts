@@ -7,7 +7,7 @@ import { ConfigErrors, type ConfigProblem } from '../config/problems.js';
 import type { ApiPort } from '../http/port.js';
 import type { Kinds } from '../resources/registry.js';
 import type { LiveState } from '../plan/live.js';
-import type { PlanResult } from '../plan/types.js';
+import { changeKey, type PlanResult } from '../plan/types.js';
 import type { ResourceKind, SentChange } from '../resources/kind.js';
 import { HogsyncError } from '../errors.js';
 
@@ -44,7 +44,7 @@ export async function prepareSends(api: ApiPort, result: PlanResult): Promise<vo
   const byKind = new Map<ResourceKind, SentChange[]>();
   const lines = new Map<string, string | undefined>();
   for (const change of result.plan.changes) {
-    const execution = result.executions.get(change.address);
+    const execution = result.executions.get(changeKey(change));
     if (change.action === 'delete' || !execution?.kind.prepareSends) continue;
     const { scope, values, live } = execution;
     byKind.set(execution.kind, [...(byKind.get(execution.kind) ?? []), { address: change.address, action: change.action, scope, values, ...(live ? { live } : {}) }]);

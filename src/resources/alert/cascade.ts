@@ -19,14 +19,7 @@ export async function alertsDeletedWith(input: PreviewInput, port: KindPort): Pr
   if (!deletesAlerts(input) || id === undefined || input.scope.project === null) return undefined;
   const path = `/api/projects/${encodeURIComponent(String(input.scope.project))}/alerts/?insight=${encodeURIComponent(String(id))}`;
   try {
-    const names: string[] = [];
-    let next: string | null = path;
-    while (next !== null) {
-      const page: { body: unknown } = await port.request('GET', next);
-      const body = isObj(page.body) ? page.body : {};
-      for (const r of Array.isArray(body.results) ? body.results : []) if (isObj(r) && typeof r.name === 'string') names.push(r.name);
-      next = typeof body.next === 'string' ? new URL(body.next).pathname + new URL(body.next).search : null;
-    }
+    const names = (await port.listAll<unknown>(path)).flatMap((r) => (isObj(r) && typeof r.name === 'string' ? [r.name] : []));
     if (names.length === 0) return undefined;
     // The insight's address without its kind (`ORG/PROJECT/NAME`) is where its alerts' addresses start.
     const rest = input.address.slice(input.address.indexOf(':') + 1);

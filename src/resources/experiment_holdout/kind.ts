@@ -34,15 +34,9 @@ export function normalizeHoldoutFilters(value: unknown): unknown {
 async function usersOf(scope: Scope, id: unknown, port: Parameters<NonNullable<ResourceKind['preview']>>[1]): Promise<string[]> {
   const names: string[] = [];
   for (const query of ['', '?archived=true']) {
-    let path: string | null = `${experiments(scope)}${query}`;
-    while (path) {
-      const answer: { body: { results?: Obj[]; next?: string | null } } = await port.request('GET', path);
-      const body = answer.body;
-      for (const e of body.results ?? []) {
-        const holdout = isObj(e.holdout) ? e.holdout.id : e.holdout_id;
-        if (holdout === id && e.deleted !== true) names.push(String(e.name));
-      }
-      path = body.next ? new URL(body.next).pathname + new URL(body.next).search : null;
+    for (const e of await port.listAll<Obj>(`${experiments(scope)}${query}`)) {
+      const holdout = isObj(e.holdout) ? e.holdout.id : e.holdout_id;
+      if (holdout === id && e.deleted !== true) names.push(String(e.name));
     }
   }
   return [...new Set(names)];

@@ -30,27 +30,10 @@ function nameOf(record: Obj): string {
   return typeof record.display_name === 'string' && record.display_name !== '' ? record.display_name : String(team.name ?? record.id);
 }
 
-/** A path of the API from a `next` link (absolute on the real API). */
-function pathOf(next: string): string {
-  if (next.startsWith('/')) return next;
-  const url = new URL(next);
-  return `${url.pathname}${url.search}`;
-}
-
 export function integrationsOf(port: KindPort, project: number): Promise<Integration[]> {
   let found = integrationsRead.get(project);
   if (!found) {
-    found = (async () => {
-      const out: Integration[] = [];
-      let path: string | null = integrationsPath(project);
-      while (path !== null) {
-        const { body }: { body: unknown } = await port.request('GET', path);
-        const results = isObj(body) && Array.isArray(body.results) ? body.results : Array.isArray(body) ? body : [];
-        for (const r of results) if (isObj(r) && typeof r.id === 'number') out.push({ id: r.id, kind: String(r.kind), name: nameOf(r) });
-        path = isObj(body) && typeof body.next === 'string' && body.next !== '' ? pathOf(body.next) : null;
-      }
-      return out;
-    })();
+    found = port.listAll<unknown>(integrationsPath(project)).then((records) => records.flatMap((r) => (isObj(r) && typeof r.id === 'number' ? [{ id: r.id, kind: String(r.kind), name: nameOf(r) }] : [])));
     integrationsRead.set(project, found);
   }
   return found;
