@@ -44,11 +44,7 @@ async function growth(project: number): Promise<Array<[string, unknown]>> {
   const tiles = ((await http.get(`/api/projects/${project}/dashboards/${String(id)}/`)).body as { tiles: Array<{ insight: Rec | null; text: Rec | null; layouts: { sm: Rec } }> }).tiles;
   return tiles.map((t) => [t.insight ? `insight ${String(t.insight.name)}` : `text ${String(t.text?.body)}`, t.layouts.sm]);
 }
-const clean = async (args: string[]) => {
-  const r = await ws.cli(args);
-  expect(r.code, r.stdout + r.stderr).toBe(0);
-  return r;
-};
+const clean = (args: string[]) => ws.clean(args);
 
 describe('analytics as code (examples/analytics)', () => {
   it('converges from empty in three projects, each query naming its own project\'s action and cohort', async () => {

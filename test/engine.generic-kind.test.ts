@@ -107,17 +107,32 @@ function desired(items: DesiredItem[]): DesiredState {
   return { sources: ['gizmos.yaml'], organizations: [{ id: ORG, items, prune: { gizmos: true } }] };
 }
 
+interface ServedGizmos { client: ApiClient; baseUrl: string; close(): Promise<void> }
+
+/** The gizmo server on a loopback port, and a client of it making `parallelism` requests at a time. */
+async function serveGizmos(store: Store, parallelism: number): Promise<ServedGizmos> {
+  const server: Server = gizmoServer(store);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const client = createClient({ baseUrl, apiKey: KEY, parallelism, requestsPerMinute: Infinity });
+  return {
+    client, baseUrl,
+    close: async () => {
+      await client.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 describe('a kind defined in a test', () => {
   const store: Store = { next: 1, gizmos: new Map(), requests: [] };
-  let server: Server;
+  let served: ServedGizmos;
   let client: ApiClient;
   let baseUrl: string;
 
   beforeAll(async () => {
-    server = gizmoServer(store);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    client = createClient({ baseUrl, apiKey: KEY, parallelism: 2, requestsPerMinute: Infinity });
+    served = await serveGizmos(store, 2);
+    ({ client, baseUrl } = served);
     for (const [serial, colour] of [['AB-1', 'red'], ['ab-2', 'green'], ['AB-3', 'blue']] as const) {
       const id = store.next++;
       store.gizmos.set(id, { id, serial, colour, weight: '1.50', pin: '0000' });
@@ -127,8 +142,7 @@ describe('a kind defined in a test', () => {
   });
 
   afterAll(async () => {
-    await client.close();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await served.close();
   });
 
   const plan = async (state: DesiredState) => computePlan(state, await readLiveState(client, state, 2, KINDS), { baseUrl, kinds: KINDS });
@@ -195,19 +209,16 @@ describe('a kind that makes one change in ordered steps (laterSteps)', () => {
   const STEPPED = [stepped];
   const store: Store = { next: 1, gizmos: new Map([[1, { id: 1, serial: 'AB-1', colour: 'red', weight: null, pin: '0000' }]]), requests: [] };
   store.next = 2;
-  let server: Server;
+  let served: ServedGizmos;
   let client: ApiClient;
   let baseUrl: string;
 
   beforeAll(async () => {
-    server = gizmoServer(store);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    client = createClient({ baseUrl, apiKey: KEY, parallelism: 4, requestsPerMinute: Infinity });
+    served = await serveGizmos(store, 4);
+    ({ client, baseUrl } = served);
   });
   afterAll(async () => {
-    await client.close();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await served.close();
   });
 
   const plan = async (state: DesiredState, kind: 'plan' | 'drift' = 'plan') => computePlan(state, await readLiveState(client, state, 2, STEPPED), { baseUrl, kinds: STEPPED, kind });

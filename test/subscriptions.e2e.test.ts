@@ -40,11 +40,7 @@ afterAll(async () => {
   await stopAllSandboxes();
 });
 
-const clean = async (args: string[]) => {
-  const r = await ws.cli(args);
-  expect(r.code, r.stdout + r.stderr).toBe(0);
-  return r;
-};
+const clean = (args: string[]) => ws.clean(args);
 /** The fields of a daily email subscription "DAU daily", and a file declaring one with `fields` under the Daily active users insight. */
 const DAU = `            target_type: email
             target_value: [ alice@example.com ]

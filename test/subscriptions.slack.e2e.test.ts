@@ -55,11 +55,7 @@ afterAll(async () => {
   await stopAllSandboxes();
 });
 
-const clean = async (args: string[]) => {
-  const r = await ws.cli(args);
-  expect(r.code, r.stdout + r.stderr).toBe(0);
-  return r;
-};
+const clean = (args: string[]) => ws.clean(args);
 const integrations = async (p: number) => ((await http.get(`/api/projects/${p}/integrations/`)).body as { results: Rec[] }).results;
 const subscriptions = async () => ((await http.get('/api/projects/3001/subscriptions/')).body as { results: Rec[] }).results;
 const deliveries = async () => (await (await fetch(`${sandbox.baseUrl}/_sandbox/deliveries/`, { method: 'POST' })).json()) as Record<string, number>;

@@ -2,6 +2,7 @@
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { expect } from 'vitest';
 import { runCli, type CliResult } from './cli.js';
 import type { SeedDocument } from '../../src/sandbox/seed.js';
 
@@ -15,6 +16,8 @@ export interface Workspace {
   write(name: string, content: string): string;
   path(name: string): string;
   cli(args: string[], env?: Record<string, string | undefined>): Promise<CliResult>;
+  /** The CLI run that must succeed (exit 0; its output is the failure's message otherwise). */
+  clean(args: string[]): Promise<CliResult>;
   remove(): void;
 }
 
@@ -30,6 +33,11 @@ export function workspace(target: { baseUrl: string; apiKey: string }): Workspac
     },
     path: (name) => join(dir, name),
     cli: (args, env = {}) => runCli(args, { cwd: dir, env: { HOGSYNC_BASE_URL: target.baseUrl, HOGSYNC_API_KEY: target.apiKey, ...env } }),
+    async clean(args) {
+      const r = await this.cli(args);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      return r;
+    },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
